@@ -1,0 +1,43 @@
+// Runs the native tests: `popucom_cpp_tests [suite ...]` (all suites if none).
+#include <cstdlib>
+#include <set>
+
+#include "testing.h"
+
+namespace testing {
+
+namespace {
+int failures = 0;
+}
+
+std::vector<Case>& registry() {
+  static std::vector<Case> cases;
+  return cases;
+}
+
+void fail(const char* file, int line, const std::string& message) {
+  ++failures;
+  std::cerr << file << ":" << line << ": FAILED " << message << "\n";
+}
+
+}  // namespace testing
+
+int main(int argc, char** argv) {
+  std::set<std::string> suites(argv + 1, argv + argc);
+  int run = 0, failed_cases = 0;
+  for (const auto& c : testing::registry()) {
+    if (!suites.empty() && !suites.count(c.suite)) continue;
+    const int before = testing::failures;
+    try {
+      c.body();
+    } catch (const std::exception& e) {
+      testing::fail(__FILE__, __LINE__, c.name + " threw: " + e.what());
+    }
+    ++run;
+    const bool ok = testing::failures == before;
+    failed_cases += !ok;
+    std::cout << (ok ? "ok   " : "FAIL ") << c.suite << "." << c.name << "\n";
+  }
+  std::cout << (run - failed_cases) << " passed, " << failed_cases << " failed\n";
+  return (failed_cases == 0 && run > 0) ? EXIT_SUCCESS : EXIT_FAILURE;
+}
