@@ -1,4 +1,5 @@
 // Python bindings of the rules: Color, Result, Position, Game and notation.
+#include <pybind11/native_enum.h>
 #include <pybind11/operators.h>
 #include <pybind11/stl.h>
 
@@ -78,7 +79,10 @@ Position setup_position(py::handle black_stones, py::handle white_stones, py::ha
 // Methods shared by Position and Game, read from the current position.
 template <typename Class, typename Get>
 void bind_position_queries(Class& cls, Get get) {
-  cls.def("legal_moves", [get](const typename Class::type& self) { return squares_of(get(self).legal_moves()); },
+  cls.def("legal_moves", [get](const typename Class::type& self) {
+            const Position& p = get(self);
+            return p.moves_exhausted() ? std::vector<int>{} : squares_of(p.legal_moves());
+          },
           "Legal squares for the side to move, ascending (empty once the game is over).")
       .def("is_legal", [get](const typename Class::type& self, py::handle move) {
             return get(self).is_legal(move_from_object(move));
@@ -112,19 +116,21 @@ void bind_game(py::module_& m) {
   m.attr("NUM_SYMMETRIES") = NUM_SYMMETRIES;
   m.attr("PACKED_WORDS") = PACKED_WORDS;
 
-  py::enum_<Color>(m, "Color")
+  py::native_enum<Color>(m, "Color", "enum.IntEnum")
       .value("BLACK", BLACK)
       .value("WHITE", WHITE)
-      .def_property_readonly("opponent", [](Color c) { return opponent(c); });
-  py::enum_<Result>(m, "Result")
+      .finalize();
+  py::native_enum<Result>(m, "Result", "enum.IntEnum")
       .value("ONGOING", Result::ONGOING)
       .value("BLACK_WIN", Result::BLACK_WIN)
       .value("WHITE_WIN", Result::WHITE_WIN)
-      .value("DRAW", Result::DRAW);
-  py::enum_<EndReason>(m, "EndReason")
+      .value("DRAW", Result::DRAW)
+      .finalize();
+  py::native_enum<EndReason>(m, "EndReason", "enum.IntEnum")
       .value("NONE", EndReason::NONE)
       .value("MOVES_EXHAUSTED", EndReason::MOVES_EXHAUSTED)
-      .value("NO_LEGAL_MOVE", EndReason::NO_LEGAL_MOVE);
+      .value("NO_LEGAL_MOVE", EndReason::NO_LEGAL_MOVE)
+      .finalize();
 
   m.def("square_to_text", &square_to_text, py::arg("square"), "Square index -> text, e.g. 40 -> 'e5'.");
   m.def("parse_square", [](py::handle move) { return move_from_object(move); }, py::arg("move"),

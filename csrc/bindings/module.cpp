@@ -6,4 +6,20 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "Match-n-POP rules, feature encoder and search, in C++.";
   popucom::bindings::bind_game(m);
   popucom::bindings::bind_features(m);
+
+  pybind11::dict build;
+  build["build_type"] = POPUCOM_BUILD_TYPE;
+  build["native"] = static_cast<bool>(POPUCOM_NATIVE_BUILD);
+  build["compiler"] = __VERSION__;
+#if defined(__BMI2__)
+  build["bmi2"] = true;
+#else
+  build["bmi2"] = false;
+#endif
+#if defined(__POPCNT__)
+  build["popcnt"] = true;
+#else
+  build["popcnt"] = false;
+#endif
+  m.attr("BUILD_INFO") = build;
 }

@@ -1,0 +1,33 @@
+"""Builds and runs the native C++ test executable (csrc/tests) with CMake."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "build" / "native-tests"
+
+
+def cmake() -> str:
+    found = shutil.which("cmake")
+    if found is None:
+        pytest.skip("cmake is not installed (pip install '.[dev]' brings it)")
+    return found
+
+
+def test_native_cpp_suite() -> None:
+    exe = cmake()
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    subprocess.run([exe, "-S", str(ROOT), "-B", str(BUILD), "-DCMAKE_BUILD_TYPE=Release", *generator],
+                   check=True, capture_output=True, text=True)
+    jobs = str(os.cpu_count() or 1)
+    built = subprocess.run([exe, "--build", str(BUILD), "--parallel", jobs], capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    run = subprocess.run([str(BUILD / "popucom_cpp_tests")], capture_output=True, text=True, timeout=600)
+    sys.stdout.write(run.stdout)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 failed" in run.stdout
