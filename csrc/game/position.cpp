@@ -186,9 +186,13 @@ std::string Position::diagram() const {
     }
     out += stones_row + floors_row + "\n";
   }
-  out += std::string(is_terminal() ? "game over: " : "") +
-         (is_terminal() ? result_name(result()) : (to_move_ == BLACK ? "Black to move" : "White to move")) +
-         " | moves left B " + std::to_string(moves_left_[BLACK]) + " W " + std::to_string(moves_left_[WHITE]) +
+  std::string status = to_move_ == BLACK ? "Black to move" : "White to move";
+  if (end_reason() == EndReason::MOVES_EXHAUSTED)
+    status = std::string("game over: ") + result_name(result()) + " (all moves played)";
+  else if (end_reason() == EndReason::NO_LEGAL_MOVE)
+    status = std::string("game over: ") + result_name(result()) + " (" + (to_move_ == BLACK ? "Black" : "White") +
+             " has no legal move)";
+  out += status + " | moves left B " + std::to_string(moves_left_[BLACK]) + " W " + std::to_string(moves_left_[WHITE]) +
          " | floors B " + std::to_string(floors_[BLACK].count()) + " W " + std::to_string(floors_[WHITE].count()) +
          " | komi " + std::to_string(komi_);
   return out;
