@@ -112,3 +112,72 @@ def bench_rules(games: int = 200_000, repeats: int = 5, batch: int = 256) -> dic
 
 def main_rules(games: int = 200_000, repeats: int = 5) -> None:
     print(json.dumps(bench_rules(games=games, repeats=repeats)))
+
+
+def multi_search_step_costs(threads: int, games: int, leaves_per_game: int, visits: int) -> dict:
+    """Drives a MultiSearch from Python with the zero-cost evaluator; returns per-leaf costs."""
+    from .search import BatchedSearch, UniformEvaluator
+
+    params = _core.SearchParams()
+    params.leaves_per_game = leaves_per_game
+    params.root_noise = True
+    driver = BatchedSearch(UniformEvaluator(games * leaves_per_game), num_games=games, params=params,
+                           cache_mb=64, threads=threads, seed=1)
+    rng = random.Random(0)
+    for g in range(games):  # a spread of opening positions, as in self-play
+        game = _core.Game()
+        for _ in range(rng.randrange(0, 12)):
+            game.play(rng.choice(game.legal_moves()))
+        driver.search.reset(g, game.position)
+    driver.search.set_visit_targets(visits)
+    start = time.perf_counter()
+    driver.run()
+    wall = time.perf_counter() - start
+    t = driver.timings
+    return {
+        "threads": threads,
+        "leaves": t.leaves,
+        "mean_batch": round(t.mean_batch, 1),
+        "search_us_per_leaf": round(t.search_s / t.leaves * 1e6, 3),
+        "leaves_per_s": round(t.leaves / wall),
+        "cache_hit_rate": round(driver.cache.hit_rate, 4),
+    }
+
+
+def bench_search(repeats: int = 5, serial_visits: int = 200_000, games: int = 256, leaves_per_game: int = 2,
+                 visits: int = 400, uct_rollouts: int = 2000) -> dict:
+    """(a) serial C++ search playouts/s, (b) batched search cost per leaf, (c) uct rollouts/s."""
+    serial = [_core.bench_serial_search(serial_visits, seed=i) for i in range(repeats)]
+    serial_s = statistics.median(r["seconds"] for r in serial)
+
+    multi = {}
+    for threads in (1, 2):
+        runs = [multi_search_step_costs(threads, games, leaves_per_game, visits) for _ in range(repeats)]
+        multi[threads] = {
+            key: statistics.median(r[key] for r in runs) for key in runs[0] if key != "threads"
+        }
+
+    bot = _core.Bot(f"uct:{uct_rollouts}", seed=0)
+    game = _core.Game.from_record("e5 d4 c3 f6 g7 b2")
+    uct_s = median_time(lambda: bot.select_move(game.position), repeats)
+
+    return {
+        "benchmark": "search",
+        "serial_playouts_per_s": round(serial_visits / serial_s),
+        "serial_visits": serial_visits,
+        "multi_games": games,
+        "multi_leaves_per_game": leaves_per_game,
+        "multi_visits_per_move": visits,
+        "multi_1_thread": multi[1],
+        "multi_2_threads": multi[2],
+        "thread_speedup": round(multi[2]["leaves_per_s"] / multi[1]["leaves_per_s"], 2),
+        "uct_rollouts": uct_rollouts,
+        "uct_rollouts_per_s": round(uct_rollouts / uct_s),
+        "repeats": repeats,
+        "statistic": "median",
+        "machine": machine_info(),
+    }
+
+
+def main_search(repeats: int = 5) -> None:
+    print(json.dumps(bench_search(repeats=repeats)))

@@ -25,6 +25,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.what == "rules":
         benchmarks.main_rules(games=args.games, repeats=args.repeats)
+    elif args.what == "search":
+        benchmarks.main_search(repeats=args.repeats)
     return 0
 
 
@@ -38,8 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.set_defaults(run=cmd_show)
 
     bench = sub.add_parser("bench", help="throughput benchmarks (one JSON line each)")
-    bench.add_argument("what", choices=["rules"], help="which benchmark")
-    bench.add_argument("--games", type=int, default=200_000, help="random games per timed repeat")
+    bench.add_argument("what", choices=["rules", "search"], help="which benchmark")
+    bench.add_argument("--games", type=int, default=200_000, help="random games per timed repeat (rules)")
     bench.add_argument("--repeats", type=int, default=5, help="timed repeats (the median is reported)")
     bench.set_defaults(run=cmd_bench)
     return parser

@@ -6,6 +6,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "Match-n-POP rules, feature encoder and search, in C++.";
   popucom::bindings::bind_game(m);
   popucom::bindings::bind_features(m);
+  popucom::bindings::bind_search(m);
 
   pybind11::dict build;
   build["build_type"] = POPUCOM_BUILD_TYPE;

@@ -3,6 +3,7 @@
 #ifndef POPUCOM_CORE_RANDOM_H_
 #define POPUCOM_CORE_RANDOM_H_
 
+#include <cmath>
 #include <cstdint>
 
 namespace popucom {
@@ -45,6 +46,30 @@ class Rng {
 
   // Uniform double in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+  // Standard normal (Box-Muller; one value per call for simplicity).
+  double normal() {
+    const double u1 = 1.0 - uniform(), u2 = uniform();  // u1 in (0, 1]
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+
+  // Gamma(shape, 1) by Marsaglia and Tsang; shape < 1 via the boost
+  // Gamma(shape + 1) * U^(1/shape). Our own, so a seed gives the same noise on
+  // every platform (std::gamma_distribution's algorithm is unspecified).
+  double gamma(double shape) {
+    if (shape < 1.0) return gamma(shape + 1.0) * std::pow(1.0 - uniform(), 1.0 / shape);
+    const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+      double x, v;
+      do {
+        x = normal();
+        v = 1.0 + c * x;
+      } while (v <= 0.0);
+      v = v * v * v;
+      const double u = 1.0 - uniform();
+      if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
+    }
+  }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

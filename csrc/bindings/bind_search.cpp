@@ -1,0 +1,201 @@
+// Python bindings of the search: parameters, the eval cache, the multi-game
+// batched search, single-tree helpers and the baseline bots.
+#include <pybind11/stl.h>
+
+#include <chrono>
+
+#include "../eval/features.h"
+#include "../search/bots.h"
+#include "../search/multi_search.h"
+#include "common.h"
+
+namespace popucom {
+namespace bindings {
+
+namespace {
+
+py::dict move_stats_dict(const MoveStats& m) {
+  py::dict d;
+  d["move"] = m.move;
+  d["visits"] = m.visits;
+  d["utility"] = m.utility;
+  d["value"] = m.value;
+  d["winrate"] = (m.value + 1.0) / 2.0;
+  d["score"] = m.score;
+  d["prior"] = m.prior;
+  d["lcb"] = m.lcb;
+  d["pv"] = m.pv;
+  return d;
+}
+
+py::dict root_stats_dict(const RootStats& r) {
+  py::dict d;
+  d["visits"] = r.visits;
+  d["utility"] = r.utility;
+  d["value"] = r.value;
+  d["winrate"] = (r.value + 1.0) / 2.0;
+  d["score"] = r.score;
+  return d;
+}
+
+int checked_game(const MultiSearch& ms, int game) {
+  if (game < 0 || game >= ms.num_games())
+    throw py::index_error("game " + std::to_string(game) + " out of range 0.." + std::to_string(ms.num_games() - 1));
+  return game;
+}
+
+const float* checked_output(const py::array& a, const char* name, std::vector<py::ssize_t> shape) {
+  check_array(a, name, py::dtype::of<float>(), shape, false);
+  return static_cast<const float*>(a.data());
+}
+
+}  // namespace
+
+void bind_search(py::module_& m) {
+  py::class_<SearchParams>(m, "SearchParams", "Search settings (see csrc/search/params.h for units).")
+      .def(py::init<>())
+      .def_readwrite("c_puct", &SearchParams::c_puct)
+      .def_readwrite("fpu_reduction", &SearchParams::fpu_reduction)
+      .def_readwrite("root_fpu_reduction", &SearchParams::root_fpu_reduction)
+      .def_readwrite("root_noise", &SearchParams::root_noise)
+      .def_readwrite("dirichlet_alpha_total", &SearchParams::dirichlet_alpha_total)
+      .def_readwrite("dirichlet_epsilon", &SearchParams::dirichlet_epsilon)
+      .def_readwrite("score_utility_weight", &SearchParams::score_utility_weight)
+      .def_readwrite("score_utility_scale", &SearchParams::score_utility_scale)
+      .def_readwrite("leaves_per_game", &SearchParams::leaves_per_game)
+      .def_readwrite("virtual_loss", &SearchParams::virtual_loss)
+      .def_readwrite("lcb_stdevs", &SearchParams::lcb_stdevs)
+      .def("__repr__", [](const SearchParams& p) {
+        return "SearchParams(c_puct=" + std::to_string(p.c_puct) + ", fpu_reduction=" + std::to_string(p.fpu_reduction) +
+               ", root_noise=" + (p.root_noise ? "True" : "False") +
+               ", leaves_per_game=" + std::to_string(p.leaves_per_game) + ")";
+      });
+
+  py::class_<EvalCache, std::shared_ptr<EvalCache>>(
+      m, "EvalCache", "Bounded, thread-safe cache of network evaluations keyed by a 128-bit position hash.")
+      .def(py::init<double>(), py::arg("megabytes"))
+      .def_property_readonly("capacity", &EvalCache::capacity, "Entries that fit in the cap.")
+      .def_property_readonly("size", &EvalCache::size, "Entries in use.")
+      .def_property_readonly("bytes", &EvalCache::bytes)
+      .def_property_readonly_static("bytes_per_entry", [](py::object) { return EvalCache::bytes_per_entry(); })
+      .def_property_readonly("lookups", &EvalCache::lookups)
+      .def_property_readonly("hits", &EvalCache::hits)
+      .def_property_readonly("hit_rate", &EvalCache::hit_rate)
+      .def("clear", &EvalCache::clear);
+
+  py::class_<MultiSearch>(m, "MultiSearch",
+                          "G games searched at once; leaves of all trees are batched for one network call.")
+      .def(py::init([](int num_games, const SearchParams& params, std::shared_ptr<EvalCache> cache, int threads,
+                       uint64_t seed) {
+             return new MultiSearch(num_games, params, std::move(cache), threads, seed);
+           }),
+           py::arg("num_games"), py::arg("params") = SearchParams(), py::arg("cache") = nullptr,
+           py::arg("threads") = 1, py::arg("seed") = 0)
+      .def_property_readonly("num_games", &MultiSearch::num_games)
+      .def_property_readonly("max_batch", &MultiSearch::max_batch, "Slots one gather() can fill.")
+      .def_property_readonly("pending", &MultiSearch::pending, "Slots waiting for backup().")
+      .def_property_readonly("threads", &MultiSearch::threads)
+      .def_property_readonly("cache", [](MultiSearch& ms) { return ms.cache(); }, py::return_value_policy::reference_internal)
+      .def_property_readonly("leaves_evaluated", &MultiSearch::leaves_evaluated)
+      .def_property_readonly("cache_resolved", &MultiSearch::cache_resolved)
+      .def_property_readonly("terminal_resolved", &MultiSearch::terminal_resolved)
+      .def("reset", [](MultiSearch& ms, int g, const Position& p) { ms.reset(checked_game(ms, g), p); },
+           py::arg("game"), py::arg("position"), "Starts a fresh tree for a game at `position`.")
+      .def("set_visit_target", [](MultiSearch& ms, int g, int v) { ms.set_visit_target(checked_game(ms, g), v); },
+           py::arg("game"), py::arg("visits"))
+      .def("set_visit_targets", [](MultiSearch& ms, int v) {
+        for (int g = 0; g < ms.num_games(); ++g) ms.set_visit_target(g, v);
+      }, py::arg("visits"))
+      .def("done", [](const MultiSearch& ms, int g) { return ms.done(checked_game(ms, g)); }, py::arg("game"))
+      .def("all_done", &MultiSearch::all_done)
+      .def("gather", [](MultiSearch& ms, const py::array& out) {
+        check_array(out, "out", py::dtype::of<float>(), {-1, features::NUM_PLANES, BOARD_SIZE, BOARD_SIZE}, true);
+        auto* data = static_cast<float*>(py::array(out).mutable_data());
+        const int capacity = static_cast<int>(out.shape(0));
+        py::gil_scoped_release release;
+        return ms.gather(data, capacity);
+      }, py::arg("out"),
+      "Advances every unfinished tree to its next leaves and encodes them into out[:n]; returns n. "
+      "The GIL is released.")
+      .def("backup", [](MultiSearch& ms, const py::array& policy_logits, const py::array& wdl, const py::array& score) {
+        const py::ssize_t n = ms.pending();
+        const float* l = checked_output(policy_logits, "policy_logits", {n, NUM_SQUARES});
+        const float* w = checked_output(wdl, "wdl", {n, 3});
+        const float* s = checked_output(score, "score", {n});
+        py::gil_scoped_release release;
+        ms.backup(l, w, s, static_cast<int>(n));
+      }, py::arg("policy_logits"), py::arg("wdl"), py::arg("score"),
+      "Feeds network outputs for the pending slots, row i answering slot i: policy logits (n, 81), "
+      "win/draw/loss probabilities (n, 3) and score margin (n,), all float32 and from the side to move. "
+      "The GIL is released.")
+      .def("cancel_pending", &MultiSearch::cancel_pending)
+      .def("position", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_position(); },
+           py::arg("game"))
+      .def("visits", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_visits(); },
+           py::arg("game"))
+      .def("root_info", [](const MultiSearch& ms, int g) {
+        return root_stats_dict(ms.tree(checked_game(ms, g)).root_stats());
+      }, py::arg("game"), "Root visits, utility, value, winrate and score, from the side to move.")
+      .def("move_infos", [](const MultiSearch& ms, int g, int pv_length) {
+        py::list out;
+        for (const MoveStats& s : ms.tree(checked_game(ms, g)).move_stats(pv_length)) out.append(move_stats_dict(s));
+        return out;
+      }, py::arg("game"), py::arg("pv_length") = 10,
+      "Per root move: visits, utility, value, winrate, score, prior, lcb, pv; most visited first.")
+      .def("visit_counts", [](const MultiSearch& ms, int g) {
+        py::array_t<float> out(NUM_SQUARES);
+        std::fill(out.mutable_data(), out.mutable_data() + NUM_SQUARES, 0.0f);
+        for (const MoveStats& s : ms.tree(checked_game(ms, g)).move_stats(1)) out.mutable_data()[s.move] = s.visits;
+        return out;
+      }, py::arg("game"), "Root child visits as float32 (81,).")
+      .def("choose_move", [](MultiSearch& ms, int g, double temperature) {
+        return ms.tree(checked_game(ms, g)).choose_move(temperature);
+      }, py::arg("game"), py::arg("temperature") = 0.0)
+      .def("play", [](MultiSearch& ms, int g, py::handle move) {
+        ms.play(checked_game(ms, g), move_from_object(move));
+      }, py::arg("game"), py::arg("move"), "Plays a move in a game, keeping the searched subtree.")
+      .def("set_root_noise", [](MultiSearch& ms, int g, bool on) {
+        ms.tree(checked_game(ms, g)).mutable_params().root_noise = on;
+      }, py::arg("game"), py::arg("enabled"))
+      .def("total_in_flight", [](const MultiSearch& ms) {
+        uint64_t total = 0;
+        for (int g = 0; g < ms.num_games(); ++g) total += ms.tree(g).total_in_flight();
+        return total;
+      }, "Virtual losses outstanding in all trees (0 after every backup).")
+      .def("num_nodes", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).num_nodes(); },
+           py::arg("game"));
+
+  py::class_<Bot>(m, "Bot", "A network-free player: 'random', 'greedy' or 'uct:N'.")
+      .def(py::init([](const std::string& spec, uint64_t seed) { return make_bot(spec, seed).release(); }),
+           py::arg("spec"), py::arg("seed") = 0)
+      .def_property_readonly("name", &Bot::name)
+      .def("select_move", [](Bot& bot, const Position& p) {
+        py::gil_scoped_release release;
+        return bot.select_move(p);
+      }, py::arg("position"), "A legal move for the side to move (the GIL is released while it thinks).")
+      .def("__repr__", [](const Bot& b) { return "Bot('" + b.name() + "')"; });
+
+  m.def("solve", &solve, py::arg("position"), py::arg("max_plies") = 6,
+        "Exact value for the side to move (+1, 0, -1) by alpha-beta; refuses deep positions.");
+
+  m.def("bench_serial_search", [](int visits, uint64_t seed) {
+        SearchTree tree(SearchParams(), seed);
+        tree.reset(Position());
+        double seconds;
+        {
+          py::gil_scoped_release release;
+          const auto start = std::chrono::steady_clock::now();
+          search_serial(tree, visits, uniform_evaluation);
+          seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+        py::dict d;
+        d["visits"] = tree.root_visits();
+        d["seconds"] = seconds;
+        d["nodes"] = tree.num_nodes();
+        return d;
+      }, py::arg("visits"), py::arg("seed") = 0,
+      "Times one tree searched in C++ with the uniform evaluator (no Python in the loop).");
+}
+
+}  // namespace bindings
+}  // namespace popucom

@@ -1,0 +1,48 @@
+// Network-free players: the arena's fixed yardsticks and the GUI's easy
+// opponents, plus the C++-side leaf evaluators used by them and by the
+// search benchmark. Each Bot owns its RNG and tree; not thread-safe.
+#ifndef POPUCOM_SEARCH_BOTS_H_
+#define POPUCOM_SEARCH_BOTS_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "../core/random.h"
+#include "tree.h"
+
+namespace popucom {
+
+using LeafEvaluator = std::function<void(const Position&, Rng&, Evaluation*)>;
+
+// Uniform priors over the legal moves, a drawish value and score 0.
+void uniform_evaluation(const Position& p, Rng& rng, Evaluation* out);
+// Uniform priors; value and score from one uniformly random playout.
+void rollout_evaluation(const Position& p, Rng& rng, Evaluation* out);
+
+// Runs visits more playouts on `tree`, one leaf at a time, with a C++ evaluator.
+void search_serial(SearchTree& tree, int visits, const LeafEvaluator& evaluate);
+
+class Bot {
+ public:
+  virtual ~Bot() = default;
+  // A legal move for the side to move; throws std::invalid_argument if the game is over.
+  virtual int select_move(const Position& p) = 0;
+  virtual std::string name() const = 0;
+};
+
+// "random", "greedy" (best immediate floor difference; ties go to the move
+// leaving the opponent the least immediate gain, then lining up most own
+// stones, then at random) or
+// "uct:N" (Monte-Carlo tree search with N random rollouts per move).
+// Throws std::invalid_argument naming a bad spec.
+std::unique_ptr<Bot> make_bot(const std::string& spec, uint64_t seed);
+
+// Exact game value for the side to move (+1 win, 0 draw, -1 loss) by
+// alpha-beta over all continuations; throws std::invalid_argument if more
+// than max_plies moves remain (the search would take too long).
+int solve(const Position& p, int max_plies);
+
+}  // namespace popucom
+
+#endif  // POPUCOM_SEARCH_BOTS_H_

@@ -1,0 +1,120 @@
+// One game's PUCT search tree. Nodes live in one vector and are linked by
+// index; each expanded node owns a contiguous run of edges (move, prior,
+// child) so unvisited moves cost 12 bytes, not a node. Node statistics are
+// from the point of view of the player who moved into the node.
+//
+// Leaves are gathered with virtual loss (descend) and resolved later
+// (expand_and_backup), which lets many leaves of many trees share one network
+// call. Not thread-safe: one thread works on a tree at a time.
+#ifndef POPUCOM_SEARCH_TREE_H_
+#define POPUCOM_SEARCH_TREE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "../core/random.h"
+#include "../game/position.h"
+#include "eval_cache.h"
+#include "params.h"
+
+namespace popucom {
+
+struct Edge {
+  int32_t child = -1;  // node index, or -1 while the move is unvisited
+  float prior = 0;
+  uint8_t move = 0;
+};
+
+enum class NodeState : uint8_t { UNEXPANDED, PENDING, EXPANDED, TERMINAL };
+
+struct Node {
+  int32_t parent = -1;
+  uint32_t first_edge = 0;
+  uint8_t num_edges = 0;
+  NodeState state = NodeState::UNEXPANDED;
+  uint8_t move = 0;  // the move from the parent
+  uint32_t visits = 0;
+  uint32_t in_flight = 0;       // leaves below waiting for evaluation (virtual loss)
+  double utility_sum = 0;       // sums over visits, mover's point of view
+  double utility_sq_sum = 0;
+  double value_sum = 0;         // win - loss
+  double score_sum = 0;         // final floor margin incl. komi
+  float terminal_utility = 0, terminal_value = 0, terminal_score = 0;  // exact, for TERMINAL nodes
+};
+
+// Statistics of one root move, from the side to move at the root.
+struct MoveStats {
+  int move = -1;
+  uint32_t visits = 0;
+  double utility = 0;  // mean utility (value + score term)
+  double value = 0;    // mean win - loss
+  double score = 0;    // mean final margin incl. komi
+  double prior = 0;
+  double lcb = 0;      // utility - z * standard error (very negative for few visits)
+  std::vector<int> pv; // principal variation starting with `move`
+};
+
+struct RootStats {
+  uint32_t visits = 0;
+  double utility = 0, value = 0, score = 0;  // side to move at the root
+};
+
+class SearchTree {
+ public:
+  enum class Descent { NEED_EVAL, RESOLVED, COLLISION };
+
+  SearchTree(const SearchParams& params, uint64_t seed);
+
+  void reset(const Position& root);
+  const Position& root_position() const { return root_position_; }
+
+  // Walks from the root to a leaf, adding virtual loss on the way.
+  //  NEED_EVAL: *leaf_node / *leaf_position name a new leaf, now PENDING.
+  //  RESOLVED:  a terminal position was reached and backed up (a visit, no evaluation).
+  //  COLLISION: the walk met a PENDING leaf; its virtual loss was taken back.
+  Descent descend(int32_t* leaf_node, Position* leaf_position);
+  // Expands a PENDING leaf with its evaluation and backs the value up.
+  void expand_and_backup(int32_t node, const Position& position, const Evaluation& eval);
+  // Takes back a PENDING leaf without an evaluation.
+  void cancel(int32_t node);
+
+  bool root_is_terminal() const { return root_position_.is_terminal(); }
+  uint32_t root_visits() const { return nodes_[0].visits; }
+  uint32_t root_in_flight() const { return nodes_[0].in_flight; }
+  RootStats root_stats() const;
+  std::vector<MoveStats> move_stats(int pv_length) const;
+
+  // argmax of visits when temperature <= 0, else sampled with p ~ N^(1/T).
+  // With no visited move, the highest prior (or a uniformly random legal move).
+  int choose_move(double temperature);
+  // Moves the root down to `move`, keeping that subtree (search reuse).
+  void advance(int move);
+
+  uint64_t total_in_flight() const;
+  size_t num_nodes() const { return nodes_.size(); }
+  size_t num_edges() const { return edges_.size(); }
+  Rng& rng() { return rng_; }
+  const SearchParams& params() const { return params_; }
+  SearchParams& mutable_params() { return params_; }
+
+  // Utility, value and score of an evaluation or a terminal position, from
+  // the side to move's point of view.
+  void terminal_values(const Position& p, float* utility, float* value, float* score) const;
+  double utility_of(double value, double score) const;
+
+ private:
+  int select_edge(int32_t node) const;
+  void backup(int32_t node, double utility, double value, double score);
+  void undo_virtual_loss(int32_t node);
+  void add_root_noise();
+
+  SearchParams params_;
+  Rng rng_;
+  Position root_position_;
+  std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
+};
+
+}  // namespace popucom
+
+#endif  // POPUCOM_SEARCH_TREE_H_

@@ -1,0 +1,264 @@
+// The search: exact endgames, bookkeeping, determinism, the eval cache,
+// batching (slot order, threads) and the baseline bots.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "../eval/features.h"
+#include "../game/notation.h"
+#include "../search/bots.h"
+#include "../search/multi_search.h"
+#include "testing.h"
+
+using namespace popucom;
+
+namespace {
+
+Bitboard sqs(const std::string& text) {
+  Bitboard b;
+  for (int sq : parse_record(text)) b.set(sq);
+  return b;
+}
+
+// Black's last move (then White's last): only c5 completes b5-c5-d5 and
+// paints row 5, turning a 2-floor deficit into a win; every other move loses.
+Position endgame() {
+  return Position::from_parts(sqs("b5 d5"), sqs("a1 i9"), sqs("a9"), sqs("a2 b2 c2"), BLACK, 1, 1, 0);
+}
+
+// An evaluator that knows the exact result (alpha-beta) with uniform priors.
+void exact_evaluation(const Position& p, Rng& rng, Evaluation* out) {
+  uniform_evaluation(p, rng, out);
+  const int v = solve(p, 6);
+  out->wdl[0] = v > 0;
+  out->wdl[1] = v == 0;
+  out->wdl[2] = v < 0;
+}
+
+// Runs the multi-game search with a deterministic fake network, returning
+// every tree's root move stats; `shuffle` feeds results back permuted.
+struct FakeNet {
+  void operator()(const float* features, int n, std::vector<float>* logits, std::vector<float>* wdl,
+                  std::vector<float>* score) const {
+    logits->assign(static_cast<size_t>(n) * NUM_SQUARES, 0);
+    wdl->assign(static_cast<size_t>(n) * 3, 0);
+    score->assign(n, 0);
+    for (int i = 0; i < n; ++i) {
+      const float* f = features + static_cast<int64_t>(i) * features::FLOATS_PER_POSITION;
+      double own = 0, opp = 0;
+      for (int sq = 0; sq < NUM_SQUARES; ++sq) {
+        own += f[2 * NUM_SQUARES + sq];
+        opp += f[3 * NUM_SQUARES + sq];
+        (*logits)[i * NUM_SQUARES + sq] = 0.05f * static_cast<float>(sq % 9);
+      }
+      const double v = std::tanh((own - opp) / 10.0);
+      (*wdl)[3 * i] = static_cast<float>((1 + v) / 2 * 0.9);
+      (*wdl)[3 * i + 1] = 0.1f;
+      (*wdl)[3 * i + 2] = static_cast<float>((1 - v) / 2 * 0.9);
+      (*score)[i] = static_cast<float>(own - opp);
+    }
+  }
+};
+
+std::vector<std::vector<MoveStats>> run_multi(int games, int visits, int threads, bool shuffle, uint64_t seed,
+                                              uint64_t* leftover_in_flight) {
+  SearchParams params;
+  params.root_noise = true;
+  params.leaves_per_game = 4;
+  MultiSearch ms(games, params, std::make_shared<EvalCache>(4), threads, seed);
+  Rng move_rng(5);
+  for (int g = 0; g < games; ++g) {
+    Position p;
+    for (int k = 0; k < g % 5; ++k) {
+      const Bitboard legal = p.legal_moves();
+      p.play_unchecked(legal.select(static_cast<int>(move_rng.below(legal.count()))));
+    }
+    ms.reset(g, p);
+    ms.set_visit_target(g, visits);
+  }
+  std::vector<float> input(static_cast<size_t>(ms.max_batch()) * features::FLOATS_PER_POSITION);
+  std::vector<float> logits, wdl, score;
+  Rng perm_rng(17);
+  FakeNet net;
+  *leftover_in_flight = 0;
+  while (!ms.all_done()) {
+    const int n = ms.gather(input.data(), ms.max_batch());
+    if (shuffle) {
+      // Evaluate in a permuted order, then put each result back at its slot.
+      std::vector<int> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      for (int i = n - 1; i > 0; --i) std::swap(order[i], order[perm_rng.below(i + 1)]);
+      std::vector<float> permuted(static_cast<size_t>(n) * features::FLOATS_PER_POSITION);
+      for (int i = 0; i < n; ++i)
+        std::copy_n(&input[static_cast<size_t>(order[i]) * features::FLOATS_PER_POSITION],
+                    features::FLOATS_PER_POSITION, &permuted[static_cast<size_t>(i) * features::FLOATS_PER_POSITION]);
+      std::vector<float> l, w, s;
+      net(permuted.data(), n, &l, &w, &s);
+      logits.assign(static_cast<size_t>(n) * NUM_SQUARES, 0);
+      wdl.assign(static_cast<size_t>(n) * 3, 0);
+      score.assign(n, 0);
+      for (int i = 0; i < n; ++i) {
+        std::copy_n(&l[i * NUM_SQUARES], NUM_SQUARES, &logits[order[i] * NUM_SQUARES]);
+        std::copy_n(&w[3 * i], 3, &wdl[3 * order[i]]);
+        score[order[i]] = s[i];
+      }
+    } else {
+      net(input.data(), n, &logits, &wdl, &score);
+    }
+    ms.backup(logits.data(), wdl.data(), score.data(), n);
+    for (int g = 0; g < games; ++g) *leftover_in_flight += ms.tree(g).total_in_flight();
+  }
+  std::vector<std::vector<MoveStats>> out;
+  for (int g = 0; g < games; ++g) out.push_back(ms.tree(g).move_stats(4));
+  return out;
+}
+
+bool same_stats(const std::vector<std::vector<MoveStats>>& a, const std::vector<std::vector<MoveStats>>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t g = 0; g < a.size(); ++g) {
+    if (a[g].size() != b[g].size()) return false;
+    for (size_t i = 0; i < a[g].size(); ++i)
+      if (a[g][i].move != b[g][i].move || a[g][i].visits != b[g][i].visits || a[g][i].utility != b[g][i].utility ||
+          a[g][i].pv != b[g][i].pv)
+        return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST(search, endgame_is_solved_as_expected) {
+  CHECK_EQ(solve(endgame(), 4), 1);
+  Position losing = endgame();
+  losing.play_unchecked(parse_square("e5"));
+  CHECK_EQ(solve(losing, 4), 1);  // White to move after Black's blunder: White wins
+}
+
+TEST(search, exact_evaluator_finds_the_winning_move) {
+  SearchTree tree(SearchParams(), 1);
+  tree.reset(endgame());
+  search_serial(tree, 4000, exact_evaluation);
+  CHECK_EQ(tree.choose_move(0), parse_square("c5"));
+  CHECK(tree.move_stats(1)[0].value > 0.999);
+  CHECK(tree.root_stats().value > 0.95);  // every visit but the early exploration is a win
+}
+
+TEST(search, uniform_evaluator_converges_to_true_result) {
+  // Terminal positions are scored by the rules, so even a clueless
+  // evaluator's search converges on this two-ply endgame.
+  SearchTree tree(SearchParams(), 2);
+  tree.reset(endgame());
+  search_serial(tree, 20000, uniform_evaluation);
+  CHECK_EQ(tree.choose_move(0), parse_square("c5"));
+  CHECK(tree.root_stats().value > 0.9);
+  const auto stats = tree.move_stats(3);
+  CHECK_EQ(stats[0].move, parse_square("c5"));
+  CHECK(stats[0].lcb > stats[1].utility);
+}
+
+TEST(search, visit_counts_add_up_and_virtual_loss_is_removed) {
+  SearchTree tree(SearchParams(), 3);
+  tree.reset(Position());
+  search_serial(tree, 500, uniform_evaluation);
+  const auto stats = tree.move_stats(1);
+  uint32_t children = 0;
+  for (const auto& m : stats) children += m.visits;
+  CHECK_EQ(tree.root_visits(), 500u);
+  CHECK_EQ(children + 1, tree.root_visits());  // the root's own evaluation is the extra visit
+  CHECK_EQ(tree.total_in_flight(), 0u);
+}
+
+TEST(search, multi_search_is_deterministic_and_slot_order_free) {
+  uint64_t in_flight = 1;
+  const auto base = run_multi(12, 120, 1, false, 9, &in_flight);
+  CHECK_EQ(in_flight, 0u);
+  CHECK(same_stats(base, run_multi(12, 120, 1, false, 9, &in_flight)));
+  CHECK(same_stats(base, run_multi(12, 120, 1, true, 9, &in_flight)));
+  CHECK(same_stats(base, run_multi(12, 120, 3, false, 9, &in_flight)));
+  CHECK(same_stats(base, run_multi(12, 120, 2, true, 9, &in_flight)));
+  CHECK(!same_stats(base, run_multi(12, 120, 1, false, 10, &in_flight)));  // the seed drives the noise
+  for (const auto& game : base) {
+    uint32_t total = 0;
+    for (const auto& m : game) total += m.visits;
+    CHECK(total + 1 >= 120u);
+  }
+}
+
+TEST(search, transpositions_hit_the_cache) {
+  // e5 d4 c3 and c3 d4 e5 reach the same position; the second search gets it from the cache.
+  auto cache = std::make_shared<EvalCache>(1);
+  Evaluation e;
+  Rng rng(1);
+  uniform_evaluation(Position(), rng, &e);
+  Position a, b;
+  for (const char* m : {"e5", "d4", "c3"}) a.play_unchecked(parse_square(m));
+  for (const char* m : {"c3", "d4", "e5"}) b.play_unchecked(parse_square(m));
+  CHECK(a == b);
+  CHECK_EQ(a.hash(), b.hash());
+  cache->store(a, e);
+  Evaluation got;
+  CHECK(cache->lookup(b, &got));
+  CHECK_EQ(cache->hits(), 1);
+  Position c = a;
+  c.play_unchecked(parse_square("a1"));
+  CHECK(!cache->lookup(c, &got));
+}
+
+TEST(search, cache_stays_within_its_cap) {
+  EvalCache cache(0.5);
+  const int64_t cap = cache.capacity();
+  CHECK(cap > 0);
+  CHECK(cache.bytes() <= static_cast<int64_t>(0.5 * 1024 * 1024));
+  Rng rng(4);
+  Evaluation e;
+  for (int i = 0; i < 150000; ++i) {
+    Position p(static_cast<int32_t>(i));  // distinct komi: distinct positions
+    p.play_unchecked(static_cast<int>(rng.below(NUM_SQUARES)));
+    cache.store(p, e);
+    Evaluation got;
+    cache.lookup(p, &got);
+    CHECK(cache.size() <= cap);
+  }
+  CHECK_EQ(cache.size(), cap);
+  CHECK(cache.hit_rate() > 0.99);  // just-stored positions are found
+}
+
+TEST(search, subtree_reuse_keeps_visits) {
+  SearchTree tree(SearchParams(), 6);
+  tree.reset(Position());
+  search_serial(tree, 800, uniform_evaluation);
+  const auto stats = tree.move_stats(1);
+  const int best = stats[0].move;
+  const uint32_t kept = stats[0].visits;
+  tree.advance(best);
+  CHECK_EQ(tree.root_visits(), kept);
+  CHECK_EQ(tree.root_position().stones(BLACK).count(), 1);
+  search_serial(tree, 100, uniform_evaluation);
+  CHECK_EQ(tree.root_visits(), kept + 100);
+  CHECK_EQ(tree.total_in_flight(), 0u);
+  CHECK_THROWS(tree.advance(best), std::invalid_argument);  // now occupied
+}
+
+TEST(search, bots_play_legal_moves_and_uct_beats_random) {
+  int uct_wins = 0, greedy_wins = 0;
+  for (int game = 0; game < 20; ++game) {
+    for (const char* strong : {"uct:300", "greedy"}) {
+      auto a = make_bot(strong, 100 + game), b = make_bot("random", 200 + game);
+      const bool strong_is_black = game % 2 == 0;
+      Position p;
+      while (!p.is_terminal()) {
+        Bot& bot = (p.to_move() == BLACK) == strong_is_black ? *a : *b;
+        const int move = bot.select_move(p);
+        CHECK(p.is_legal(move));
+        p.play_unchecked(move);
+      }
+      const bool black_won = p.result() == Result::BLACK_WIN, white_won = p.result() == Result::WHITE_WIN;
+      if ((strong_is_black && black_won) || (!strong_is_black && white_won))
+        (std::string(strong) == "greedy" ? greedy_wins : uct_wins) += 1;
+    }
+  }
+  CHECK(uct_wins >= 18);
+  CHECK(greedy_wins >= 16);
+  CHECK_THROWS(make_bot("uct:x", 1), std::invalid_argument);
+  CHECK_THROWS(make_bot("minimax", 1), std::invalid_argument);
+}

@@ -1,0 +1,18 @@
+"""Search from Python: the evaluator contract, the batched multi-game driver
+and single-position analysis. The tree work itself is C++ (csrc/search)."""
+
+from .analysis import AnalysisResult, analyze
+from .batched import BatchedSearch, SearchTimings
+from .evaluator import EvalOutput, Evaluator, TinyEvaluator, UniformEvaluator, check_outputs
+
+__all__ = [
+    "AnalysisResult",
+    "BatchedSearch",
+    "EvalOutput",
+    "Evaluator",
+    "SearchTimings",
+    "TinyEvaluator",
+    "UniformEvaluator",
+    "analyze",
+    "check_outputs",
+]

@@ -1,0 +1,90 @@
+"""Drives a C++ MultiSearch with one evaluator: gather → evaluate → backup.
+
+The loop crosses into Python once per batch (never per node): C++ fills a
+preallocated input buffer, the evaluator runs on the whole batch, and C++
+takes the outputs back matched by slot index.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _core
+from .evaluator import Evaluator, check_outputs
+
+
+@dataclass
+class SearchTimings:
+    """Where the wall time of searching went."""
+
+    steps: int = 0
+    leaves: int = 0
+    search_s: float = 0.0  # gather + backup (C++ tree work, encoding)
+    eval_s: float = 0.0  # inside the evaluator call
+
+    @property
+    def total_s(self) -> float:
+        return self.search_s + self.eval_s
+
+    @property
+    def eval_share(self) -> float:
+        return self.eval_s / self.total_s if self.total_s else 0.0
+
+    @property
+    def mean_batch(self) -> float:
+        return self.leaves / self.steps if self.steps else 0.0
+
+
+class BatchedSearch:
+    """A MultiSearch plus its input buffer and evaluator."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        num_games: int,
+        params: _core.SearchParams | None = None,
+        cache_mb: float = 64.0,
+        threads: int = 1,
+        seed: int = 0,
+    ) -> None:
+        version = getattr(evaluator, "feature_version", None)
+        if version != _core.FEATURE_VERSION:
+            raise ValueError(
+                f"the evaluator expects feature version {version}, this build encodes version {_core.FEATURE_VERSION}")
+        self.evaluator = evaluator
+        self.cache = _core.EvalCache(cache_mb)
+        self.search = _core.MultiSearch(num_games, params or _core.SearchParams(), self.cache, threads, seed)
+        shape = (self.search.max_batch, _core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE)
+        self.inputs = np.zeros(shape, dtype=np.float32)
+        self.timings = SearchTimings()
+
+    def step(self) -> int:
+        """One gather → evaluate → backup round; returns the number of leaves evaluated."""
+        clock = time.perf_counter
+        t0 = clock()
+        n = self.search.gather(self.inputs)
+        t1 = clock()
+        if n:
+            try:
+                out = check_outputs(self.evaluator(self.inputs[:n]), n)
+            except BaseException:
+                self.search.cancel_pending()  # leave the trees consistent for the caller
+                raise
+            t2 = clock()
+            self.search.backup(*out)
+            t3 = clock()
+            self.timings.search_s += (t1 - t0) + (t3 - t2)
+            self.timings.eval_s += t2 - t1
+            self.timings.steps += 1
+            self.timings.leaves += n
+        else:
+            self.timings.search_s += t1 - t0
+        return n
+
+    def run(self) -> None:
+        """Steps until every game has reached its visit target."""
+        while not self.search.all_done():
+            self.step()
