@@ -262,3 +262,11 @@ TEST(search, bots_play_legal_moves_and_uct_beats_random) {
   CHECK_THROWS(make_bot("uct:x", 1), std::invalid_argument);
   CHECK_THROWS(make_bot("minimax", 1), std::invalid_argument);
 }
+
+TEST(search, threaded_search_matches_serial_under_load) {
+  // Many games over 4 threads (the ThreadSanitizer build runs this too).
+  uint64_t in_flight = 1;
+  const auto serial = run_multi(64, 200, 1, false, 21, &in_flight);
+  CHECK(same_stats(serial, run_multi(64, 200, 4, false, 21, &in_flight)));
+  CHECK_EQ(in_flight, 0u);
+}
