@@ -133,3 +133,14 @@ def test_random_playouts_counts() -> None:
     assert stats["black_wins"] + stats["white_wins"] + stats["draws"] == 1000
     assert 40 * 1000 <= stats["plies"] <= 50 * 1000
     assert popucom.random_playouts(1000, seed=1) == stats  # seeded
+
+
+def test_positions_taken_from_a_game_stay_valid_as_it_grows() -> None:
+    game = Game()
+    taken = []
+    for move in random_game(8).moves:
+        taken.append(game.position)
+        game.play(move)
+    assert [p.ply for p in taken] == list(range(len(taken)))
+    assert all(p.to_move in (Color.BLACK, Color.WHITE) for p in taken)
+    assert taken[0] == Position() and game.start == Position()

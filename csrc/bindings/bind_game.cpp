@@ -193,8 +193,11 @@ void bind_game(py::module_& m) {
         if (g.moves().empty()) throw py::value_error("nothing to undo: no move has been played");
         g.undo();
       })
-      .def_property_readonly("position", &Game::position, "A copy of the current position.")
-      .def_property_readonly("start", &Game::start)
+      // Copies: the history vector reallocates as moves are played, so a
+      // reference into it would dangle.
+      .def_property_readonly("position", [](const Game& g) { return Position(g.position()); },
+                             "A copy of the current position.")
+      .def_property_readonly("start", [](const Game& g) { return Position(g.start()); })
       .def_property_readonly("moves", &Game::moves, "The moves played, as square indices.")
       .def_property_readonly("record", &Game::record, "The moves as text, e.g. 'e5 d4 c3'.")
       .def("positions", &Game::history, "Every position from the start to now (len(moves) + 1).")

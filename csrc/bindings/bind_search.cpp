@@ -173,6 +173,12 @@ void bind_search(py::module_& m) {
         py::gil_scoped_release release;
         return bot.select_move(p);
       }, py::arg("position"), "A legal move for the side to move (the GIL is released while it thinks).")
+      .def("last_policy", [](const Bot& bot) {
+        const auto policy = bot.last_policy();
+        py::array_t<float> out(NUM_SQUARES);
+        std::copy(policy.begin(), policy.end(), out.mutable_data());
+        return out;
+      }, "The distribution behind the last move: root visit shares for uct:N, one-hot otherwise.")
       .def("__repr__", [](const Bot& b) { return "Bot('" + b.name() + "')"; });
 
   m.def("solve", &solve, py::arg("position"), py::arg("max_plies") = 6,

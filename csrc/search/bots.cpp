@@ -25,7 +25,7 @@ class RandomBot : public Bot {
   int select_move(const Position& p) override {
     require_playable(p);
     const Bitboard legal = p.legal_moves();
-    return legal.select(static_cast<int>(rng_.below(static_cast<uint32_t>(legal.count()))));
+    return last_move_ = legal.select(static_cast<int>(rng_.below(static_cast<uint32_t>(legal.count()))));
   }
   std::string name() const override { return "random"; }
 
@@ -76,7 +76,7 @@ class GreedyBot : public Bot {
         best = sq;  // reservoir sampling: a uniformly random move among the ties
       }
     });
-    return best;
+    return last_move_ = best;
   }
   std::string name() const override { return "greedy"; }
 
@@ -101,9 +101,17 @@ class UctBot : public Bot {
     require_playable(p);
     tree_.reset(p);
     search_serial(tree_, rollouts_, rollout_evaluation);
-    return tree_.choose_move(0.0);
+    return last_move_ = tree_.choose_move(0.0);
   }
   std::string name() const override { return "uct:" + std::to_string(rollouts_); }
+  std::array<float, NUM_SQUARES> last_policy() const override {
+    std::array<float, NUM_SQUARES> policy{};
+    double total = 0;
+    const auto stats = tree_.move_stats(1);
+    for (const MoveStats& m : stats) total += m.visits;
+    for (const MoveStats& m : stats) policy[m.move] = total > 0 ? static_cast<float>(m.visits / total) : 0.0f;
+    return policy;
+  }
 
  private:
   int rollouts_;

@@ -4,6 +4,7 @@
 #ifndef POPUCOM_SEARCH_BOTS_H_
 #define POPUCOM_SEARCH_BOTS_H_
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,6 +30,16 @@ class Bot {
   // A legal move for the side to move; throws std::invalid_argument if the game is over.
   virtual int select_move(const Position& p) = 0;
   virtual std::string name() const = 0;
+  // The move distribution behind the last selected move: the root visit
+  // shares of a searching bot, one-hot for the others.
+  virtual std::array<float, NUM_SQUARES> last_policy() const {
+    std::array<float, NUM_SQUARES> policy{};
+    if (last_move_ >= 0) policy[last_move_] = 1.0f;
+    return policy;
+  }
+
+ protected:
+  int last_move_ = -1;
 };
 
 // "random", "greedy" (best immediate floor difference; ties go to the move

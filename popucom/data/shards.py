@@ -1,0 +1,181 @@
+"""Shard files: the compact, versioned training-data format.
+
+Layout of a `.pcs` file:
+
+    8 bytes   magic b"PCSHARD1"
+    4 bytes   little-endian header length H
+    H bytes   JSON header: format_version, feature_version, num_samples,
+              num_games, meta (free-form, e.g. the producing model), and
+              for each array its dtype, shape and byte offset
+    ...       the raw arrays, C order, each 64-byte aligned
+
+Positions are stored packed (`Position.pack()`, 9 x uint64 = 72 bytes), not as
+float planes; a sample is ~330 bytes. Arrays are memory-mapped on read, so a
+trainer samples rows from a window of many shards without loading them.
+Shards are written atomically (temp file + rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import _core
+from ..fileio import write_atomic
+
+MAGIC = b"PCSHARD1"
+FORMAT_VERSION = 1
+ALIGN = 64
+
+# name -> (dtype, per-sample shape, meaning)
+FIELDS: dict[str, tuple[np.dtype, tuple[int, ...], str]] = {
+    "state": (np.dtype(np.uint64), (_core.PACKED_WORDS,), "packed position (Position.pack)"),
+    "policy": (np.dtype(np.float16), (_core.NUM_SQUARES,), "search policy target (sums to 1)"),
+    "outcome": (np.dtype(np.int8), (), "final result for the side to move: 1 win, 0 draw, -1 loss"),
+    "score": (np.dtype(np.float32), (), "final floor margin incl. komi for the side to move"),
+    "ownership": (np.dtype(np.int8), (_core.NUM_SQUARES,), "final floors: 1 own, -1 opponent, 0 unpainted"),
+    "full_search": (np.dtype(np.bool_), (), "the policy target comes from a full search"),
+    "game_id": (np.dtype(np.uint64), (), "random 64-bit id of the game (validation split)"),
+}
+
+
+class ShardError(ValueError):
+    """A shard file is missing, truncated, corrupt or of another version."""
+
+
+@dataclass
+class Shard:
+    path: Path
+    header: dict
+    arrays: dict[str, np.ndarray]  # memory-mapped, read-only
+
+    def __len__(self) -> int:
+        return int(self.header["num_samples"])
+
+
+def _aligned(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def write_shard(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict | None = None) -> Path:
+    """Writes one shard atomically; `arrays` must hold every field of FIELDS with matching lengths."""
+    missing = set(FIELDS) - set(arrays)
+    if missing:
+        raise ValueError(f"shard arrays missing: {sorted(missing)}")
+    n = len(arrays["state"])
+    prepared = {}
+    for name, (dtype, shape, _) in FIELDS.items():
+        a = np.ascontiguousarray(arrays[name], dtype=dtype)
+        if a.shape != (n, *shape):
+            raise ValueError(f"shard array {name} has shape {a.shape}, expected {(n, *shape)}")
+        prepared[name] = a
+    header = {
+        "format_version": FORMAT_VERSION,
+        "feature_version": _core.FEATURE_VERSION,
+        "num_samples": n,
+        "num_games": int(len(np.unique(prepared["game_id"]))),
+        "meta": meta or {},
+        "arrays": {},
+    }
+    # Offsets depend on the header length, which depends on the offsets: lay out
+    # the data after a header padded to a fixed, generous size.
+    body_start = _aligned(12 + 4096 + 64 * len(FIELDS) + len(json.dumps(header["meta"])))
+    offset = body_start
+    for name, a in prepared.items():
+        header["arrays"][name] = {"dtype": a.dtype.str, "shape": list(a.shape), "offset": offset}
+        offset = _aligned(offset + a.nbytes)
+    header_bytes = json.dumps(header).encode()
+    if 12 + len(header_bytes) > body_start:
+        raise ValueError("shard header too large")
+
+    def write(f) -> None:
+        f.write(MAGIC)
+        f.write(len(header_bytes).to_bytes(4, "little"))
+        f.write(header_bytes)
+        for name, a in prepared.items():
+            f.seek(header["arrays"][name]["offset"])
+            f.write(a.tobytes())
+        f.truncate(offset)
+
+    return write_atomic(path, write)
+
+
+def read_shard(path: str | os.PathLike) -> Shard:
+    """Opens a shard with memory-mapped arrays; raises ShardError naming what is wrong."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            magic = f.read(8)
+            if magic != MAGIC:
+                raise ShardError(f"{path}: not a popucom shard (bad magic {magic!r})")
+            length = int.from_bytes(f.read(4), "little")
+            raw = f.read(length)
+    except OSError as e:
+        raise ShardError(f"{path}: cannot read shard: {e}") from e
+    if len(raw) != length:
+        raise ShardError(f"{path}: truncated shard header")
+    try:
+        header = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ShardError(f"{path}: corrupt shard header: {e}") from e
+    if header.get("format_version") != FORMAT_VERSION:
+        raise ShardError(f"{path}: shard format version {header.get('format_version')}, "
+                         f"this build reads version {FORMAT_VERSION}")
+    if header.get("feature_version") != _core.FEATURE_VERSION:
+        raise ShardError(f"{path}: shard written for feature version {header.get('feature_version')}, "
+                         f"this build encodes version {_core.FEATURE_VERSION}")
+    n = header.get("num_samples")
+    arrays = {}
+    for name, (dtype, shape, _) in FIELDS.items():
+        spec = header.get("arrays", {}).get(name)
+        if spec is None:
+            raise ShardError(f"{path}: shard has no array '{name}'")
+        if np.dtype(spec["dtype"]) != dtype or tuple(spec["shape"]) != (n, *shape):
+            raise ShardError(f"{path}: array '{name}' has dtype {spec['dtype']} shape {spec['shape']}, "
+                             f"expected {dtype.str} {[n, *shape]}")
+        end = spec["offset"] + dtype.itemsize * int(np.prod((n, *shape)))
+        if end > size:
+            raise ShardError(f"{path}: truncated shard (array '{name}' ends at byte {end}, file has {size})")
+        arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=spec["offset"], shape=(n, *shape)) if n else \
+            np.zeros((0, *shape), dtype=dtype)
+    return Shard(path, header, arrays)
+
+
+def samples_from_game(
+    positions: list[_core.Position],
+    policies: np.ndarray,
+    full_search: np.ndarray,
+    final: _core.Position,
+    game_id: int,
+) -> dict[str, np.ndarray]:
+    """Training rows for every position of one finished game (targets from each mover's side)."""
+    if not final.is_over:
+        raise ValueError("samples_from_game needs the final (finished) position")
+    n = len(positions)
+    result = final.result
+    black_outcome = {_core.Result.BLACK_WIN: 1, _core.Result.WHITE_WIN: -1, _core.Result.DRAW: 0}[result]
+    margin = final.score + final.komi
+    if final.end_reason == _core.EndReason.NO_LEGAL_MOVE:
+        margin = black_outcome * max(abs(margin), 1)  # the margin's sign agrees with the result
+    black_floors = np.array([(final.floors(_core.Color.BLACK) >> sq) & 1 for sq in range(81)], dtype=np.int8)
+    white_floors = np.array([(final.floors(_core.Color.WHITE) >> sq) & 1 for sq in range(81)], dtype=np.int8)
+    black_ownership = black_floors - white_floors
+    signs = np.array([1 if p.to_move == _core.Color.BLACK else -1 for p in positions], dtype=np.int8)
+    return {
+        "state": np.stack([p.pack() for p in positions]) if n else np.zeros((0, _core.PACKED_WORDS), np.uint64),
+        "policy": np.asarray(policies, dtype=np.float16).reshape(n, _core.NUM_SQUARES),
+        "outcome": (signs * black_outcome).astype(np.int8),
+        "score": (signs * margin).astype(np.float32),
+        "ownership": (signs[:, None] * black_ownership[None, :]).astype(np.int8),
+        "full_search": np.asarray(full_search, dtype=np.bool_).reshape(n),
+        "game_id": np.full(n, game_id, dtype=np.uint64),
+    }
+
+
+def concat_samples(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {name: np.concatenate([p[name] for p in parts]) for name in FIELDS}

@@ -1,0 +1,79 @@
+"""Model configuration and the named presets.
+
+A resolved config travels with every checkpoint and exported model; the
+feature version and the preset are checked when either is loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from .. import _core
+
+
+@dataclass(frozen=True)
+class LossWeights:
+    policy: float = 1.0
+    soft_policy: float = 1.0  # KataGo's auxiliary target pi^(1/4); weight per cross-entropy term
+    value: float = 1.0  # win/draw/loss cross-entropy
+    score: float = 0.02  # Huber on the final margin, in floors
+    ownership: float = 0.5  # mean squared error of the final floor map
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    preset: str = "custom"
+    d_model: int = 96
+    layers: int = 4  # transformer blocks; each has an attention and an MLP sub-layer
+    heads: int = 4
+    mlp_ratio: int = 3
+    attn_res: bool = True  # Full attention residuals over all earlier sub-layer outputs
+    mhc: bool = False  # manifold-constrained hyper-connections
+    mhc_streams: int = 4
+    sinkhorn_iters: int = 10
+    head_hidden: int = 64  # width of the value/score head MLPs
+    layer_scale_init: float = 0.1
+    # PoPE frequencies for a 9-cell axis: geometric from neighbour to whole-board scale.
+    pope_theta_max: float = 1.5707963267948966  # pi / 2 per cell
+    pope_theta_min: float = 0.17453292519943295  # 2 pi / 36 per cell
+    feature_version: int = _core.FEATURE_VERSION
+    input_planes: int = _core.NUM_FEATURE_PLANES
+    loss_weights: LossWeights = field(default_factory=LossWeights)
+
+    def __post_init__(self) -> None:
+        if self.d_model % self.heads:
+            raise ValueError(f"d_model {self.d_model} is not a multiple of heads {self.heads}")
+        if (self.d_model // self.heads) % 2:
+            raise ValueError("the head width must be even (half row phases, half column phases)")
+        if self.mhc and self.mhc_streams < 2:
+            raise ValueError("mHC needs at least 2 streams")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ModelConfig:
+        data = dict(data)
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown model config keys: {sorted(unknown)}")
+        if isinstance(data.get("loss_weights"), dict):
+            data["loss_weights"] = LossWeights(**data["loss_weights"])
+        return cls(**data)
+
+
+# tiny: tests (< 100k parameters). small: the CPU default (ONNX < 5 MB).
+# base: GPU, comparable to the reference's ~2.3M parameters.
+PRESETS: dict[str, ModelConfig] = {
+    "tiny": ModelConfig(preset="tiny", d_model=32, layers=2, heads=2, mlp_ratio=2, head_hidden=32),
+    "small": ModelConfig(preset="small", d_model=96, layers=4, heads=4, mlp_ratio=3, head_hidden=64),
+    "base": ModelConfig(preset="base", d_model=192, layers=6, heads=6, mlp_ratio=4, head_hidden=128),
+}
+
+
+def preset(name: str, **overrides: object) -> ModelConfig:
+    if name not in PRESETS:
+        raise ValueError(f"unknown model preset '{name}' (choose from {', '.join(PRESETS)})")
+    return dataclasses.replace(PRESETS[name], **overrides)

@@ -1,0 +1,141 @@
+"""PopucomNet: a transformer over the 81 cell tokens, no convolutions.
+
+Residual paths are chosen by the config: plain pre-norm residuals, Full
+attention residuals (`attn_res`), mHC streams (`mhc`), or both (mHC streams
+carry the state; each sub-layer reads a depth-attention mix of the earlier
+sub-layer outputs and the current stream readout).
+
+Outputs (all from the side to move): policy and soft-policy logits over the
+81 cells with illegal cells masked, win/draw/loss logits, the expected final
+margin in floors, and the final floor ownership in [-1, 1] per cell.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .. import _core
+from .config import ModelConfig
+from .layers import MLP, DepthAttention, HyperConnection, PoPEAttention, RMSNorm, SubLayer, rms_normalize
+
+LEGAL_PLANE = [name for name, _ in _core.FEATURE_PLANES].index("legal_moves")
+SCORE_SCALE = 20.0  # the score head predicts margin / SCORE_SCALE
+MASKED_LOGIT = -1.0e4  # finite so fp16 and ONNX stay well-defined
+
+
+class PopucomNet(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        if config.feature_version != _core.FEATURE_VERSION:
+            raise ValueError(
+                f"model config is for feature version {config.feature_version}; "
+                f"this build encodes version {_core.FEATURE_VERSION}")
+        self.config = c = config
+        d = c.d_model
+        self.embed = nn.Linear(c.input_planes, d)
+        self.sublayers = nn.ModuleList()
+        for _ in range(c.layers):
+            self.sublayers.append(SubLayer(d, PoPEAttention(d, c.heads, c.pope_theta_max, c.pope_theta_min),
+                                           c.layer_scale_init))
+            self.sublayers.append(SubLayer(d, MLP(d, c.mlp_ratio), c.layer_scale_init))
+        count = len(self.sublayers)
+        self.depth = nn.ModuleList(DepthAttention(d) for _ in range(count + 1)) if c.attn_res else None
+        self.hyper = (nn.ModuleList(HyperConnection(d, c.mhc_streams, i, c.sinkhorn_iters) for i in range(count))
+                      if c.mhc else None)
+        self.final_norm = RMSNorm(d)
+        self.token_head = nn.Linear(d, 3)  # policy, soft policy, ownership
+        self.value_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, 3))
+        self.score_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, 1))
+
+    # --- trunk variants -------------------------------------------------------
+    def _plain(self, h: torch.Tensor) -> torch.Tensor:
+        for f in self.sublayers:
+            h = h + f(h)
+        return h
+
+    def _attn_res(self, h0: torch.Tensor) -> torch.Tensor:
+        sources, keys = [h0], [rms_normalize(h0)]
+        for f, depth in zip(self.sublayers, self.depth):
+            v = f(depth(torch.stack(sources), torch.stack(keys)))
+            sources.append(v)
+            keys.append(rms_normalize(v))
+        return self.depth[-1](torch.stack(sources), torch.stack(keys))
+
+    def _mhc(self, h0: torch.Tensor) -> torch.Tensor:
+        streams = h0[:, :, None, :].expand(-1, -1, self.config.mhc_streams, -1).contiguous()
+        if self.depth is None:
+            for f, hc in zip(self.sublayers, self.hyper):
+                streams = hc(streams, f)
+            return streams.mean(2)
+        # Both: the streams carry the state; each sub-layer reads a depth-attention
+        # mix of the earlier sub-layer outputs and its own stream readout.
+        sources, keys = [h0], [rms_normalize(h0)]
+        for f, hc, depth in zip(self.sublayers, self.hyper, self.depth):
+            outputs = []
+
+            def branch(read: torch.Tensor, f: nn.Module = f, depth: nn.Module = depth) -> torch.Tensor:
+                v = f(depth(torch.stack(sources + [read]), torch.stack(keys + [rms_normalize(read)])))
+                outputs.append(v)
+                return v
+
+            streams = hc(streams, branch)
+            sources.append(outputs[0])
+            keys.append(rms_normalize(outputs[0]))
+        return streams.mean(2)
+
+    def trunk(self, features: torch.Tensor) -> torch.Tensor:
+        tokens = features.flatten(2).transpose(1, 2)  # (N, 81, planes)
+        h0 = self.embed(tokens)
+        if self.hyper is not None:
+            return self._mhc(h0)
+        if self.depth is not None:
+            return self._attn_res(h0)
+        return self._plain(h0)
+
+    def forward(self, features: torch.Tensor) -> dict[str, torch.Tensor]:
+        h = self.final_norm(self.trunk(features))
+        per_cell = self.token_head(h)  # (N, 81, 3)
+        illegal = features[:, LEGAL_PLANE].flatten(1) < 0.5
+        policy = per_cell[..., 0].masked_fill(illegal, MASKED_LOGIT)
+        soft_policy = per_cell[..., 1].masked_fill(illegal, MASKED_LOGIT)
+        pooled = h.mean(dim=1)
+        return {
+            "policy_logits": policy,
+            "soft_policy_logits": soft_policy,
+            "wdl_logits": self.value_head(pooled),
+            "score": self.score_head(pooled).squeeze(-1) * SCORE_SCALE,
+            "ownership": torch.tanh(per_cell[..., 2]),
+        }
+
+    # --- introspection --------------------------------------------------------
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def muon_parameters(self) -> list[nn.Parameter]:
+        """The hidden 2D matrices (attention and MLP weights): Muon's share."""
+        params = []
+        for f in self.sublayers:
+            inner = f.inner
+            layers = [inner.q, inner.k, inner.v, inner.out] if isinstance(inner, PoPEAttention) else [inner.up, inner.down]
+            params.extend(layer.weight for layer in layers)
+        return params
+
+    def max_attention_logit(self) -> float:
+        values = [f.inner.last_max_logit for f in self.sublayers if isinstance(f.inner, PoPEAttention)]
+        return float(torch.stack([v.float() for v in values]).max()) if values else 0.0
+
+
+class ExportWrapper(nn.Module):
+    """The deployed interface: (features) -> policy_logits, wdl probabilities, score, ownership."""
+
+    OUTPUT_NAMES = ("policy_logits", "wdl", "score", "ownership")
+
+    def __init__(self, net: PopucomNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        out = self.net(features)
+        return out["policy_logits"], F.softmax(out["wdl_logits"], dim=-1), out["score"], out["ownership"]
