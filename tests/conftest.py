@@ -3,3 +3,15 @@ import sys
 
 # The rules twin and other helpers live beside the tests.
 sys.path.insert(0, os.path.dirname(__file__))
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def bot_shards(tmp_path_factory: pytest.TempPathFactory):
+    """A small fixed dataset: 60 games of uct:64 self-play in 3 shards."""
+    from popucom.data.bot_games import write_bot_games
+
+    out = tmp_path_factory.mktemp("bot_shards")
+    write_bot_games(out, games=60, spec="uct:64", games_per_shard=20, seed=1)
+    return out

@@ -24,7 +24,7 @@ class LossWeights:
 @dataclass(frozen=True)
 class ModelConfig:
     preset: str = "custom"
-    d_model: int = 96
+    d_model: int = 64
     layers: int = 4  # transformer blocks; each has an attention and an MLP sub-layer
     heads: int = 4
     mlp_ratio: int = 3
@@ -68,7 +68,7 @@ class ModelConfig:
 # base: GPU, comparable to the reference's ~2.3M parameters.
 PRESETS: dict[str, ModelConfig] = {
     "tiny": ModelConfig(preset="tiny", d_model=32, layers=2, heads=2, mlp_ratio=2, head_hidden=32),
-    "small": ModelConfig(preset="small", d_model=96, layers=4, heads=4, mlp_ratio=3, head_hidden=64),
+    "small": ModelConfig(preset="small", d_model=64, layers=4, heads=4, mlp_ratio=3, head_hidden=64),
     "base": ModelConfig(preset="base", d_model=192, layers=6, heads=6, mlp_ratio=4, head_hidden=128),
 }
 

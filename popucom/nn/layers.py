@@ -64,12 +64,13 @@ class PoPEAttention(nn.Module):
         self.scale = self.head_dim ** -0.5  # of the original width, passed explicitly
         self.last_max_logit = torch.tensor(0.0)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        n, t, d = x.shape
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """Attention logits (N, heads, 81, 81): sum over components of
+        |q| |k| cos(phi_k + delta - phi_q), times the scale of the original width."""
+        n, t, _ = x.shape
         shape = (n, t, self.heads, self.head_dim)
         q = F.softplus(self.q(x)).view(shape).transpose(1, 2)  # (n, h, 81, hd)
         k = F.softplus(self.k(x)).view(shape).transpose(1, 2)
-        v = self.v(x).view(shape).transpose(1, 2)
         cos, sin = self.cos.to(q.dtype), self.sin.to(q.dtype)
         delta = self.delta.clamp(-2 * math.pi, 0.0)[None, :, None, :].to(q.dtype)
         # cos(phi_k + delta) and sin(phi_k + delta) by the angle-sum identities.
@@ -78,9 +79,14 @@ class PoPEAttention(nn.Module):
         k_sin = sin * cos_d + cos * sin_d
         q2 = torch.cat([q * cos, q * sin], dim=-1)
         k2 = torch.cat([k * k_cos, k * k_sin], dim=-1)
-        logits = torch.matmul(q2, k2.transpose(-1, -2)) * self.scale
+        return torch.matmul(q2, k2.transpose(-1, -2)) * self.scale
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n, t, d = x.shape
+        logits = self.logits(x)
         if not torch.jit.is_tracing() and not torch.compiler.is_compiling() and not torch.onnx.is_in_onnx_export():
             self.last_max_logit = logits.detach().amax()
+        v = self.v(x).view(n, t, self.heads, self.head_dim).transpose(1, 2)
         attn = torch.softmax(logits.float(), dim=-1).to(v.dtype)
         y = torch.matmul(attn, v).transpose(1, 2).reshape(n, t, d)
         return self.out(y)
@@ -109,18 +115,27 @@ class SubLayer(nn.Module):
         return self.gamma * self.inner(self.norm(x))
 
 
-class DepthAttention(nn.Module):
-    """Full attention residual: a softmax mix of earlier sources, weighted by a
-    zero-initialised pseudo-query against RMS-normalised keys (uniform at init)."""
+class DepthMixer(nn.Module):
+    """Full attention residuals: sub-layer l reads a softmax mix of all earlier
+    sources (the embedding and every earlier sub-layer output), weighted by its
+    zero-initialised pseudo-query against RMS-normalised keys, so the mix
+    starts uniform. Each source is scored against every query once, when it
+    is created, which keeps the overhead O(sources) per sub-layer."""
 
-    def __init__(self, d_model: int) -> None:
+    def __init__(self, d_model: int, mixes: int) -> None:
         super().__init__()
-        self.query = nn.Parameter(torch.zeros(d_model))
+        self.queries = nn.Parameter(torch.zeros(mixes, d_model))
 
-    def forward(self, sources: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        # sources, keys: (S, n, t, d) -> (n, t, d)
-        weights = torch.softmax(torch.einsum("sntd,d->snt", keys.float(), self.query.float()), dim=0)
-        return torch.einsum("snt,sntd->ntd", weights.to(sources.dtype), sources)
+    def score(self, source: torch.Tensor) -> torch.Tensor:
+        """(N, t, d) -> (N, t, mixes): the source's key against every pseudo-query."""
+        return torch.matmul(rms_normalize(source).float(), self.queries.float().t())
+
+    def mix(self, index: int, sources: list[torch.Tensor], scores: list[torch.Tensor]) -> torch.Tensor:
+        weights = torch.softmax(torch.stack([s[..., index] for s in scores]), dim=0).to(sources[0].dtype)
+        out = weights[0, ..., None] * sources[0]
+        for w, v in zip(weights[1:], sources[1:]):
+            out = out + w[..., None] * v
+        return out
 
 
 def sinkhorn(logits: torch.Tensor, iters: int) -> torch.Tensor:

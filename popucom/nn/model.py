@@ -18,7 +18,7 @@ from torch import nn
 
 from .. import _core
 from .config import ModelConfig
-from .layers import MLP, DepthAttention, HyperConnection, PoPEAttention, RMSNorm, SubLayer, rms_normalize
+from .layers import MLP, DepthMixer, HyperConnection, PoPEAttention, RMSNorm, SubLayer
 
 LEGAL_PLANE = [name for name, _ in _core.FEATURE_PLANES].index("legal_moves")
 SCORE_SCALE = 20.0  # the score head predicts margin / SCORE_SCALE
@@ -41,7 +41,7 @@ class PopucomNet(nn.Module):
                                            c.layer_scale_init))
             self.sublayers.append(SubLayer(d, MLP(d, c.mlp_ratio), c.layer_scale_init))
         count = len(self.sublayers)
-        self.depth = nn.ModuleList(DepthAttention(d) for _ in range(count + 1)) if c.attn_res else None
+        self.depth = DepthMixer(d, count + 1) if c.attn_res else None
         self.hyper = (nn.ModuleList(HyperConnection(d, c.mhc_streams, i, c.sinkhorn_iters) for i in range(count))
                       if c.mhc else None)
         self.final_norm = RMSNorm(d)
@@ -56,12 +56,12 @@ class PopucomNet(nn.Module):
         return h
 
     def _attn_res(self, h0: torch.Tensor) -> torch.Tensor:
-        sources, keys = [h0], [rms_normalize(h0)]
-        for f, depth in zip(self.sublayers, self.depth):
-            v = f(depth(torch.stack(sources), torch.stack(keys)))
+        sources, scores = [h0], [self.depth.score(h0)]
+        for i, f in enumerate(self.sublayers):
+            v = f(self.depth.mix(i, sources, scores))
             sources.append(v)
-            keys.append(rms_normalize(v))
-        return self.depth[-1](torch.stack(sources), torch.stack(keys))
+            scores.append(self.depth.score(v))
+        return self.depth.mix(len(self.sublayers), sources, scores)
 
     def _mhc(self, h0: torch.Tensor) -> torch.Tensor:
         streams = h0[:, :, None, :].expand(-1, -1, self.config.mhc_streams, -1).contiguous()
@@ -71,18 +71,18 @@ class PopucomNet(nn.Module):
             return streams.mean(2)
         # Both: the streams carry the state; each sub-layer reads a depth-attention
         # mix of the earlier sub-layer outputs and its own stream readout.
-        sources, keys = [h0], [rms_normalize(h0)]
-        for f, hc, depth in zip(self.sublayers, self.hyper, self.depth):
+        sources, scores = [h0], [self.depth.score(h0)]
+        for i, (f, hc) in enumerate(zip(self.sublayers, self.hyper)):
             outputs = []
 
-            def branch(read: torch.Tensor, f: nn.Module = f, depth: nn.Module = depth) -> torch.Tensor:
-                v = f(depth(torch.stack(sources + [read]), torch.stack(keys + [rms_normalize(read)])))
+            def branch(read: torch.Tensor, f: nn.Module = f, i: int = i) -> torch.Tensor:
+                v = f(self.depth.mix(i, sources + [read], scores + [self.depth.score(read)]))
                 outputs.append(v)
                 return v
 
             streams = hc(streams, branch)
             sources.append(outputs[0])
-            keys.append(rms_normalize(outputs[0]))
+            scores.append(self.depth.score(outputs[0]))
         return streams.mean(2)
 
     def trunk(self, features: torch.Tensor) -> torch.Tensor:

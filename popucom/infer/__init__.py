@@ -1,0 +1,1 @@
+"""Inference backends implementing the evaluator contract (popucom.search.evaluator)."""

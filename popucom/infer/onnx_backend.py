@@ -1,0 +1,65 @@
+"""ONNX Runtime evaluator: CPU, or CUDA where the onnxruntime-gpu build has it.
+
+The provider actually in use is checked after the session is created: a
+requested GPU provider that onnxruntime silently dropped is an error, never a
+quiet CPU fallback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .. import _core
+from ..nn.export import INPUT_NAME, OUTPUT_NAMES, check_metadata, read_metadata
+from ..search.evaluator import EvalOutput
+
+PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
+
+
+class OnnxEvaluator:
+    def __init__(self, path: str | Path, device: str = "cpu", threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"no model at {self.path}")
+        self.metadata = read_metadata(self.path)
+        check_metadata(self.metadata, self.path)
+        if device not in PROVIDERS:
+            raise ValueError(f"unknown device '{device}' for onnxruntime (choose cpu or cuda)")
+        wanted = PROVIDERS[device]
+        if wanted not in ort.get_available_providers():
+            raise RuntimeError(f"onnxruntime has no {wanted} here (available: {ort.get_available_providers()}); "
+                               "install onnxruntime-gpu for cuda")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(self.path), sess_options=options, providers=[wanted])
+        if self.session.get_providers()[0] != wanted:
+            raise RuntimeError(f"onnxruntime fell back to {self.session.get_providers()[0]} instead of {wanted}")
+        inputs = self.session.get_inputs()
+        if len(inputs) != 1 or inputs[0].name != INPUT_NAME or list(inputs[0].shape[1:]) != \
+                [_core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE]:
+            raise ValueError(f"{self.path}: input is {[(i.name, i.shape) for i in inputs]}, expected "
+                             f"'{INPUT_NAME}' of shape [N, {_core.NUM_FEATURE_PLANES}, 9, 9]")
+        outputs = [o.name for o in self.session.get_outputs()]
+        if outputs != list(OUTPUT_NAMES):
+            raise ValueError(f"{self.path}: outputs are {outputs}, expected {list(OUTPUT_NAMES)}")
+        self.feature_version = int(self.metadata["feature_version"])
+        self.preset = self.metadata.get("preset", "?")
+        self.device = device
+        self.calls = 0
+
+    def run_all(self, features: np.ndarray) -> list[np.ndarray]:
+        self.calls += 1
+        return self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: np.ascontiguousarray(features, np.float32)})
+
+    def __call__(self, features: np.ndarray) -> EvalOutput:
+        policy, wdl, score, _ = self.run_all(features)
+        return EvalOutput(policy, wdl, score)
+
+    def describe(self) -> str:
+        return f"onnxruntime {self.device} ({self.session.get_providers()[0]}), model {self.path.name} [{self.preset}]"

@@ -1,0 +1,300 @@
+"""The trainer: losses, Muon + AdamW with one lr schedule, metrics,
+TensorBoard and exact, atomic checkpoints.
+
+Muon (torch.optim.Muon, adjust_lr_fn="match_rms_adamw") takes the hidden 2D
+matrices (attention q/k/v/out, MLP up/down); AdamW takes everything else
+(embedding, heads, norms, biases, LayerScale gains, PoPE phase biases, depth
+pseudo-queries, mHC maps). Both follow the same lr: linear warm-up, then
+cosine decay to min_lr_ratio at total_steps, then constant.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import pickle
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .. import _core
+from ..fileio import write_bytes_atomic
+from ..nn.config import ModelConfig
+from ..nn.model import PopucomNet
+from .window import Batch, ReplayWindow
+
+CHECKPOINT_FORMAT = "popucom-checkpoint"
+CHECKPOINT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    batch_size: int = 256
+    lr: float = 2e-3
+    warmup_steps: int = 100
+    total_steps: int = 20_000  # where the cosine reaches min_lr_ratio * lr
+    min_lr_ratio: float = 0.1
+    weight_decay: float = 0.05
+    adam_betas: tuple[float, float] = (0.9, 0.95)
+    grad_clip: float = 1.0
+    window_samples: int = 500_000
+    val_fraction: float = 0.1
+    seed: int = 0
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TrainConfig:
+        data = dict(data)
+        if "adam_betas" in data:
+            data["adam_betas"] = tuple(data["adam_betas"])
+        return cls(**data)
+
+
+def lr_factor(step: int, config: TrainConfig) -> float:
+    if step < config.warmup_steps:
+        return (step + 1) / config.warmup_steps
+    progress = min(1.0, (step - config.warmup_steps) / max(1, config.total_steps - config.warmup_steps))
+    return config.min_lr_ratio + (1 - config.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def losses(out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor], config: ModelConfig) -> dict[str, torch.Tensor]:
+    """Every loss term (unweighted) and the weighted total."""
+    w = config.loss_weights
+    full = batch["full_search"]
+    denom = full.sum().clamp(min=1.0)
+    log_policy = F.log_softmax(out["policy_logits"].float(), dim=-1)
+    policy = -(batch["policy"] * log_policy).sum(-1)
+    soft_target = batch["policy"].clamp(min=0).pow(0.25)
+    soft_target = soft_target / soft_target.sum(-1, keepdim=True).clamp(min=1e-12)
+    soft = -(soft_target * F.log_softmax(out["soft_policy_logits"].float(), dim=-1)).sum(-1)
+    terms = {
+        "policy": (policy * full).sum() / denom,
+        "soft_policy": (soft * full).sum() / denom,
+        "value": F.cross_entropy(out["wdl_logits"].float(), batch["outcome"]),
+        "score": F.huber_loss(out["score"].float(), batch["score"], delta=10.0),
+        "ownership": F.mse_loss(out["ownership"].float(), batch["ownership"]),
+    }
+    terms["total"] = (w.policy * terms["policy"] + w.soft_policy * terms["soft_policy"] + w.value * terms["value"]
+                      + w.score * terms["score"] + w.ownership * terms["ownership"])
+    return terms
+
+
+def batch_tensors(batch: Batch, device: torch.device) -> dict[str, torch.Tensor]:
+    return {name: torch.from_numpy(np.ascontiguousarray(getattr(batch, name))).to(device)
+            for name in ("features", "policy", "outcome", "score", "ownership", "full_search")}
+
+
+@dataclass
+class Checkpoint:
+    model_config: ModelConfig
+    train_config: TrainConfig
+    step: int
+    state: dict[str, Any]
+
+
+def describe_differences(a: dict, b: dict, prefix: str = "") -> list[str]:
+    diffs = []
+    for key in sorted(set(a) | set(b)):
+        if isinstance(a.get(key), dict) and isinstance(b.get(key), dict):
+            diffs += describe_differences(a[key], b[key], f"{prefix}{key}.")
+        elif a.get(key) != b.get(key):
+            diffs.append(f"{prefix}{key}: checkpoint has {a.get(key)!r}, requested {b.get(key)!r}")
+    return diffs
+
+
+def load_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> Checkpoint:
+    """Reads a checkpoint; raises ValueError if it is corrupt or its model differs from `expect`."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"cannot read checkpoint {path}: {e}") from e
+    try:
+        # Our own file format (it holds RNG states, which weights_only refuses).
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=False)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError, ImportError) as e:
+        raise ValueError(f"checkpoint {path} is corrupt or truncated ({type(e).__name__}: {e})") from e
+    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a popucom checkpoint")
+    if state.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"checkpoint {path} has version {state.get('version')}, this build reads {CHECKPOINT_VERSION}")
+    model_config = ModelConfig.from_dict(state["model_config"])
+    if model_config.feature_version != _core.FEATURE_VERSION:
+        raise ValueError(f"checkpoint {path} was trained on feature version {model_config.feature_version}, "
+                         f"this build encodes version {_core.FEATURE_VERSION}")
+    if expect is not None:
+        diffs = describe_differences(model_config.to_dict(), expect.to_dict())
+        if diffs:
+            raise ValueError(f"checkpoint {path} is for a different model:\n  " + "\n  ".join(diffs))
+    return Checkpoint(model_config, TrainConfig.from_dict(state["train_config"]), int(state["step"]), state)
+
+
+class Trainer:
+    def __init__(self, model_config: ModelConfig, train_config: TrainConfig | None = None,
+                 device: str | torch.device = "cpu", log_dir: str | Path | None = None,
+                 model: torch.nn.Module | None = None) -> None:
+        """`model` overrides the PopucomNet built from model_config (the ablation's conv baseline);
+        it must return the same outputs and offer muon_parameters()."""
+        self.model_config = model_config
+        self.config = train_config or TrainConfig()
+        self.device = torch.device(device)
+        torch.manual_seed(self.config.seed)
+        self.model = (model if model is not None else PopucomNet(model_config)).to(self.device)
+        self.step = 0
+        self.rng = np.random.default_rng(self.config.seed)
+        muon_params = self.model.muon_parameters()
+        muon_ids = {id(p) for p in muon_params}
+        other = [p for p in self.model.parameters() if id(p) not in muon_ids]
+        c = self.config
+        self.muon = torch.optim.Muon(muon_params, lr=c.lr, weight_decay=c.weight_decay,
+                                     adjust_lr_fn="match_rms_adamw") if muon_params else None
+        self.adamw = torch.optim.AdamW(other, lr=c.lr, betas=c.adam_betas, weight_decay=c.weight_decay)
+        self.optimizers = [opt for opt in (self.muon, self.adamw) if opt is not None]
+        self.autocast_dtype = torch.bfloat16 if self.device.type == "cuda" else None
+        self.writer = None
+        self.log_dir = Path(log_dir) if log_dir else None
+
+    # --- one step ---------------------------------------------------------------
+    def current_lr(self) -> float:
+        return self.config.lr * lr_factor(self.step, self.config)
+
+    def train_step(self, batch: Batch, measure: bool = False) -> dict[str, float]:
+        self.model.train()
+        lr = self.current_lr()
+        for opt in self.optimizers:
+            for group in opt.param_groups:
+                group["lr"] = lr
+        tensors = batch_tensors(batch, self.device)
+        with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
+            out = self.model(tensors["features"])
+        terms = losses(out, tensors, self.model_config)
+        if not torch.isfinite(terms["total"]):
+            raise FloatingPointError(f"training loss is not finite at step {self.step}: {terms['total'].item()}")
+        for opt in self.optimizers:
+            opt.zero_grad(set_to_none=True)
+        terms["total"].backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+        measure = measure and self.muon is not None
+        before = [p.detach().clone() for p in self.muon.param_groups[0]["params"]] if measure else None
+        for opt in self.optimizers:
+            opt.step()
+        self.step += 1
+        metrics = {f"loss/{k}": float(v.detach()) for k, v in terms.items()}
+        metrics.update(accuracy(out, tensors))
+        metrics["lr"] = lr
+        metrics["grad_norm"] = float(grad_norm)
+        if measure:
+            deltas = [(p.detach() - b).pow(2).mean() for p, b in zip(self.muon.param_groups[0]["params"], before)]
+            metrics["update_rms/muon"] = float(torch.stack(deltas).mean().sqrt())
+            metrics["max_attention_logit"] = self.model.max_attention_logit()
+        return metrics
+
+    @torch.no_grad()
+    def evaluate(self, batches: list[Batch]) -> dict[str, float]:
+        self.model.eval()
+        totals: dict[str, float] = {}
+        count = 0
+        for batch in batches:
+            tensors = batch_tensors(batch, self.device)
+            out = self.model(tensors["features"])
+            metrics = {f"loss/{k}": float(v) for k, v in losses(out, tensors, self.model_config).items()}
+            metrics.update(accuracy(out, tensors))
+            for k, v in metrics.items():
+                totals[k] = totals.get(k, 0.0) + v * len(batch)
+            count += len(batch)
+        return {k: v / max(count, 1) for k, v in totals.items()}
+
+    # --- loops ------------------------------------------------------------------
+    def train(self, window: ReplayWindow, steps: int, progress: bool = True, log_every: int = 50,
+              val_batches: list[Batch] | None = None) -> dict[str, float]:
+        """Trains `steps` steps on batches sampled from the window; returns the last metrics."""
+        from tqdm import tqdm
+
+        last: dict[str, float] = {}
+        bar = tqdm(total=steps, desc="train", unit="step", disable=not progress, dynamic_ncols=True)
+        for i in range(steps):
+            batch = window.sample(self.rng, self.config.batch_size)
+            measure = (self.step % log_every == 0) or i == steps - 1
+            last = self.train_step(batch, measure=measure)
+            if measure:
+                self.log(last, prefix="train")
+            bar.set_postfix(loss=f"{last['loss/total']:.3f}", policy=f"{last['loss/policy']:.3f}",
+                            value=f"{last['loss/value']:.3f}", lr=f"{last['lr']:.2e}")
+            bar.update(1)
+        bar.close()
+        if val_batches:
+            val = self.evaluate(val_batches)
+            self.log(val, prefix="val")
+            last.update({f"val/{k}": v for k, v in val.items()})
+        return last
+
+    def log(self, metrics: dict[str, float], prefix: str) -> None:
+        if self.log_dir is None:
+            return
+        if self.writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+            self.writer = SummaryWriter(str(self.log_dir))
+        for k, v in metrics.items():
+            self.writer.add_scalar(f"{prefix}/{k}", v, self.step)
+        self.writer.flush()
+
+    # --- checkpoints --------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "version": CHECKPOINT_VERSION,
+            "model_config": self.model_config.to_dict(),
+            "train_config": self.config.to_dict(),
+            "step": self.step,
+            "model": self.model.state_dict(),
+            "muon": self.muon.state_dict() if self.muon is not None else None,
+            "adamw": self.adamw.state_dict(),
+            "rng": {
+                "sampler": self.rng.bit_generator.state,
+                "torch": torch.get_rng_state(),
+                "python": random.getstate(),
+                "numpy": np.random.get_state(),
+            },
+        }
+
+    def save(self, path: str | Path) -> Path:
+        buffer = io.BytesIO()
+        torch.save(self.state_dict(), buffer)
+        return write_bytes_atomic(path, buffer.getvalue())
+
+    @classmethod
+    def resume(cls, path: str | Path, model_config: ModelConfig | None = None, device: str | torch.device = "cpu",
+               log_dir: str | Path | None = None, train_config: TrainConfig | None = None) -> Trainer:
+        """A trainer continuing exactly from a checkpoint (refused if its model differs from model_config)."""
+        ckpt = load_checkpoint(path, expect=model_config)
+        trainer = cls(ckpt.model_config, train_config or ckpt.train_config, device=device, log_dir=log_dir)
+        state = ckpt.state
+        trainer.model.load_state_dict(state["model"])
+        if trainer.muon is not None:
+            trainer.muon.load_state_dict(state["muon"])
+        trainer.adamw.load_state_dict(state["adamw"])
+        trainer.step = ckpt.step
+        trainer.rng.bit_generator.state = state["rng"]["sampler"]
+        torch.set_rng_state(state["rng"]["torch"])
+        random.setstate(state["rng"]["python"])
+        np.random.set_state(state["rng"]["numpy"])
+        return trainer
+
+
+@torch.no_grad()
+def accuracy(out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor]) -> dict[str, float]:
+    full = batch["full_search"] > 0
+    top1 = (out["policy_logits"].argmax(-1) == batch["policy"].argmax(-1)).float()
+    value = (out["wdl_logits"].argmax(-1) == batch["outcome"]).float()
+    return {
+        "policy_top1": float(top1[full].mean()) if full.any() else 0.0,
+        "value_accuracy": float(value.mean()),
+    }

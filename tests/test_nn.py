@@ -1,0 +1,113 @@
+"""The network: presets, PoPE, mHC, attention residuals, heads, ONNX export and loading."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import popucom
+from popucom.nn import PopucomNet, preset
+from popucom.nn.layers import PoPEAttention, sinkhorn
+from popucom.nn.model import LEGAL_PLANE
+
+
+def features(batch: int = 4, seed: int = 0) -> torch.Tensor:
+    rng = np.random.default_rng(seed)
+    packed = []
+    for _ in range(batch):
+        game = popucom.Game()
+        for _ in range(int(rng.integers(0, 30))):
+            game.play(int(rng.choice(game.legal_moves())))
+        packed.append(game.position.pack())
+    out = np.empty((batch, popucom.NUM_FEATURE_PLANES, 9, 9), np.float32)
+    popucom.encode_batch(np.stack(packed), out)
+    return torch.from_numpy(out)
+
+
+def test_presets() -> None:
+    assert PopucomNet(preset("tiny")).num_parameters() < 100_000
+    small = PopucomNet(preset("small")).num_parameters()
+    assert small * 4 < 5 * 2**20  # fp32 ONNX under 5 MB
+    base = PopucomNet(preset("base")).num_parameters()
+    assert 1.5e6 < base < 4e6  # comparable to the reference's ~2.3M
+    with pytest.raises(ValueError, match="unknown model preset"):
+        preset("huge")
+
+
+@pytest.mark.parametrize("attn_res, mhc", [(False, False), (True, False), (False, True), (True, True)])
+def test_outputs_and_masking(attn_res: bool, mhc: bool) -> None:
+    net = PopucomNet(preset("tiny", attn_res=attn_res, mhc=mhc)).eval()
+    x = features(6)
+    out = net(x)
+    assert out["policy_logits"].shape == (6, 81) and out["wdl_logits"].shape == (6, 3)
+    assert out["score"].shape == (6,) and out["ownership"].shape == (6, 81)
+    illegal = x[:, LEGAL_PLANE].flatten(1) < 0.5
+    assert (out["policy_logits"][illegal] <= -1e3).all()
+    assert (out["policy_logits"][~illegal] > -1e3).all()
+    assert out["ownership"].abs().max() <= 1
+    assert torch.isfinite(out["score"]).all()
+
+
+def test_pope_tells_left_from_right_at_init() -> None:
+    torch.manual_seed(0)
+    attention = PoPEAttention(d_model=16, heads=2, theta_max=math.pi / 2, theta_min=2 * math.pi / 36)
+    logits = attention.logits(torch.ones(1, 81, 16))  # identical content everywhere: only position matters
+    centre = popucom.parse_square("e5")
+    for a, b in [("d5", "f5"), ("e4", "e6")]:
+        assert not torch.allclose(logits[0, :, centre, popucom.parse_square(a)],
+                                  logits[0, :, centre, popucom.parse_square(b)], atol=1e-4)
+    # Without the phase bias the score is even in the offset: left and right look alike.
+    with torch.no_grad():
+        attention.delta.zero_()
+    logits = attention.logits(torch.ones(1, 81, 16))
+    assert torch.allclose(logits[0, :, centre, centre - 1], logits[0, :, centre, centre + 1], atol=1e-5)
+
+
+def test_sinkhorn_is_doubly_stochastic() -> None:
+    m = sinkhorn(torch.randn(5, 4, 4) * 3, iters=20)
+    assert torch.allclose(m.sum(-1), torch.ones(5, 4), atol=1e-5)
+    assert torch.allclose(m.sum(-2), torch.ones(5, 4), atol=1e-3)
+
+
+def test_attention_residuals_start_uniform() -> None:
+    net = PopucomNet(preset("tiny", attn_res=True))
+    assert torch.count_nonzero(net.depth.queries) == 0
+    sources = [torch.randn(2, 81, 32) for _ in range(3)]
+    scores = [net.depth.score(s) for s in sources]
+    mixed = net.depth.mix(0, sources, scores)
+    assert torch.allclose(mixed, sum(sources) / 3, atol=1e-6)
+
+
+def stream_spread(net: PopucomNet, x: torch.Tensor) -> float:
+    """Relative difference between the mHC streams at the end of the trunk."""
+    captured = {}
+    last = net.hyper[-1]
+    hook = last.register_forward_hook(lambda m, i, out: captured.setdefault("streams", out))
+    net(x)
+    hook.remove()
+    s = captured["streams"]
+    return float(((s - s.mean(2, keepdim=True)).norm() / s.norm()).detach())
+
+
+def test_mhc_streams_diverge_with_training() -> None:
+    torch.manual_seed(0)
+    net = PopucomNet(preset("tiny", mhc=True, attn_res=False))
+    x = features(16)
+    target = torch.randint(0, 3, (16,))
+    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3)
+    for _ in range(5):
+        loss = torch.nn.functional.cross_entropy(net(x)["wdl_logits"], target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    assert stream_spread(net, x) > 0.01  # the reference's streams stay identical (~1e-15)
+
+
+def test_muon_takes_only_hidden_matrices() -> None:
+    net = PopucomNet(preset("tiny"))
+    muon = net.muon_parameters()
+    assert muon and all(p.ndim == 2 for p in muon)
+    ids = {id(p) for p in muon}
+    assert id(net.embed.weight) not in ids and id(net.token_head.weight) not in ids
+    assert all(id(p) not in ids for p in net.value_head.parameters())
