@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+from pathlib import Path
 
 from . import _core
+
+
+def fail(command: str, error: Exception) -> int:
+    print(f"popucom {command}: {error}", file=sys.stderr)
+    return 2
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -13,8 +21,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     try:
         game = _core.Game.from_record(args.record, komi=args.komi)
     except ValueError as e:
-        print(f"popucom show: {e}", file=sys.stderr)
-        return 2
+        return fail("show", e)
     print(game)
     print(f"record ({len(game)} moves): {game.record}")
     return 0
@@ -30,20 +37,208 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_pipeline(args: argparse.Namespace) -> int:
+    from .pipeline import run_pipeline
+    from .pipeline.config import pipeline_preset
+
+    overrides = {}
+    if args.backend:
+        overrides["backend"] = args.backend
+    if args.device:
+        overrides["device"] = args.device
+    if args.threads:
+        overrides["inference_threads"] = args.threads
+    if args.gating:
+        from dataclasses import replace
+        base = pipeline_preset(args.preset)
+        overrides["evaluation"] = replace(base.evaluation, gating=True)
+    try:
+        config = pipeline_preset(args.preset, **overrides)
+        if args.ray_address:
+            from .pipeline.cluster import run_cluster_pipeline
+            run_cluster_pipeline(args.run_dir, config, args.iterations, args.ray_address)
+        else:
+            run_pipeline(args.run_dir, config, iterations=args.iterations, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print("\ninterrupted: everything written so far is kept; run the same command to resume", file=sys.stderr)
+        return 130
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("pipeline", e)
+    return 0
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    from .arena.players import PlayerSpec, load_evaluator
+    from .pipeline.config import pipeline_preset
+    from .selfplay import KomiSampler, run_selfplay
+
+    try:
+        spec = PlayerSpec.parse(args.model)
+        evaluator = load_evaluator(spec, device=args.device, threads=args.threads or os.cpu_count() or 1)
+        config = pipeline_preset(args.preset).selfplay
+        out = Path(args.out)
+        komi = KomiSampler.load(out / "komi_stats.json")
+        existing = len(list(out.glob(f"{args.prefix}-*.pcs")))
+        print(f"self-play: {args.games} games, model {spec.source} on {getattr(evaluator, 'describe', lambda: '')()}")
+        stats = run_selfplay(evaluator, config, out, args.prefix, args.games, komi, out / "komi_stats.json",
+                             seed=args.seed, first_chunk=existing, model_name=Path(spec.source).stem)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("selfplay", e)
+    print(json.dumps(stats.summary()))
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from .nn.config import preset
+    from .train import ReplayWindow, TrainConfig, Trainer
+
+    try:
+        model = preset(args.preset)
+        if Path(args.checkpoint).exists():
+            trainer = Trainer.resume(args.checkpoint, model_config=model, log_dir=args.log_dir, device=args.device)
+        else:
+            trainer = Trainer(model, TrainConfig(batch_size=args.batch, lr=args.lr), log_dir=args.log_dir,
+                              device=args.device)
+        window = ReplayWindow(args.data, args.window)
+        val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
+        metrics = trainer.train(window, args.steps, val_batches=val)
+        trainer.save(args.checkpoint)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("train", e)
+    print(json.dumps({"step": trainer.step, **metrics}))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .nn.export import export_onnx, max_abs_difference
+    from .nn.model import PopucomNet
+    from .train.trainer import load_checkpoint
+
+    try:
+        ckpt = load_checkpoint(args.checkpoint)
+        net = PopucomNet(ckpt.model_config)
+        net.load_state_dict(ckpt.state["model"])
+        path = export_onnx(net.eval(), args.out, extra_metadata={"step": str(ckpt.step)})
+        diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("export", e)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, preset {ckpt.model_config.preset}, "
+          f"onnxruntime vs torch max abs difference {diff:.2e})")
+    return 0
+
+
+def cmd_build_engine(args: argparse.Namespace) -> int:
+    try:
+        from .infer.trt_backend import build_engine
+        plan = build_engine(args.model, args.cache, max_batch=args.max_batch, precision=args.precision)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("build-engine", e)
+    print(f"engine: {plan}")
+    return 0
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from .arena.cli import run_arena
+
+    try:
+        return run_arena(args)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("arena", e)
+
+
+def cmd_engine(args: argparse.Namespace) -> int:
+    from .engine.gtp import run_engine
+
+    try:
+        return run_engine(args)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("engine", e)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="popucom", description="Popucom Zero: a Match-n-POP engine.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    show = sub.add_parser("show", help="replay a game record and print the board")
-    show.add_argument("record", help="moves like 'e5 d4 c3' (Black first)")
-    show.add_argument("--komi", type=int, default=0, help="komi White gives Black (default 0)")
-    show.set_defaults(run=cmd_show)
+    p = sub.add_parser("pipeline", help="self-play -> train -> export -> evaluate, forever (resumable)")
+    p.add_argument("--run-dir", default="runs/default", help="where everything of the run lives (default runs/default)")
+    p.add_argument("--preset", default="cpu", choices=["cpu", "gpu", "tiny"], help="hardware preset (default cpu)")
+    p.add_argument("--backend", choices=["torch", "onnx", "trt"], help="inference backend (preset default)")
+    p.add_argument("--device", choices=["cpu", "cuda"], help="inference device (preset default)")
+    p.add_argument("--threads", type=int, default=0, help="inference threads (default: all cores)")
+    p.add_argument("--iterations", type=int, help="stop once this many iterations are complete (default: never)")
+    p.add_argument("--gating", action="store_true", help="keep the previous model unless the new one passes an SPRT")
+    p.add_argument("--ray-address", help="run self-play workers as Ray actors on this cluster ([cluster] extra)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(run=cmd_pipeline)
 
-    bench = sub.add_parser("bench", help="throughput benchmarks (one JSON line each)")
-    bench.add_argument("what", choices=["rules", "search"], help="which benchmark")
-    bench.add_argument("--games", type=int, default=200_000, help="random games per timed repeat (rules)")
-    bench.add_argument("--repeats", type=int, default=5, help="timed repeats (the median is reported)")
-    bench.set_defaults(run=cmd_bench)
+    p = sub.add_parser("selfplay", help="play self-play games with one model and write training shards")
+    p.add_argument("--model", required=True, help="a .onnx model or .pt checkpoint")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--out", required=True, help="directory for the shards and game records")
+    p.add_argument("--prefix", default="selfplay")
+    p.add_argument("--preset", default="cpu", choices=["cpu", "gpu", "tiny"], help="search settings preset")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=cmd_selfplay)
+
+    p = sub.add_parser("train", help="train (or resume) a checkpoint on a directory of shards")
+    p.add_argument("--data", required=True)
+    p.add_argument("--checkpoint", required=True, help="resumed if it exists, created otherwise")
+    p.add_argument("--preset", default="small", choices=["tiny", "small", "base"])
+    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--window", type=int, default=500_000, help="newest samples to train on")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--log-dir", help="TensorBoard directory")
+    p.set_defaults(run=cmd_train)
+
+    p = sub.add_parser("export", help="export a checkpoint to ONNX (checked against PyTorch)")
+    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(run=cmd_export)
+
+    p = sub.add_parser("build-engine", help="build (or find cached) the TensorRT engine of an ONNX model")
+    p.add_argument("--model", required=True)
+    p.add_argument("--cache", default="engines")
+    p.add_argument("--max-batch", type=int, default=1024)
+    p.add_argument("--precision", default="fp16", choices=["fp16", "bf16", "fp32"])
+    p.set_defaults(run=cmd_build_engine)
+
+    p = sub.add_parser("arena", help="play players against each other; Bradley-Terry ratings with error bars")
+    p.add_argument("players", nargs="+", help="random, greedy, uct:N, model.onnx[@visits=N], ckpt.pt[@visits=N]")
+    p.add_argument("--openings", type=int, default=10, help="openings per pair, each played twice (colours swapped)")
+    p.add_argument("--opening-plies", type=int, default=4)
+    p.add_argument("--komi", type=int, default=0)
+    p.add_argument("--anchor", help="the player fixed at 0 Elo (default: the first)")
+    p.add_argument("--results", default="arena/results.jsonl", help="summary lines (pairs, ratings) are appended here")
+    p.add_argument("--games-out", default="arena/games.jsonl", help="every game record is appended here")
+    p.add_argument("--sprt", help="elo0,elo1,alpha,beta: stop early (two players only)")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--refit", action="store_true", help="fit ratings over every game in --games-out, not just this run's")
+    p.set_defaults(run=cmd_arena)
+
+    p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")
+    p.add_argument("--player", default="uct:2000", help="random, greedy, uct:N or a model (.onnx/.pt)")
+    p.add_argument("--visits", type=int, help="visits per move for a model player")
+    p.add_argument("--seconds", type=float, help="time per move for a model player (instead of visits)")
+    p.add_argument("--komi", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.set_defaults(run=cmd_engine)
+
+    p = sub.add_parser("show", help="replay a game record and print the board")
+    p.add_argument("record", help="moves like 'e5 d4 c3' (Black first)")
+    p.add_argument("--komi", type=int, default=0, help="komi White gives Black (default 0)")
+    p.set_defaults(run=cmd_show)
+
+    p = sub.add_parser("bench", help="throughput benchmarks (one JSON line each)")
+    p.add_argument("what", choices=["rules", "search"], help="which benchmark")
+    p.add_argument("--games", type=int, default=200_000, help="random games per timed repeat (rules)")
+    p.add_argument("--repeats", type=int, default=5, help="timed repeats (the median is reported)")
+    p.set_defaults(run=cmd_bench)
     return parser
 
 

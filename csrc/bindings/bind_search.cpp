@@ -62,6 +62,7 @@ void bind_search(py::module_& m) {
       .def_readwrite("dirichlet_epsilon", &SearchParams::dirichlet_epsilon)
       .def_readwrite("score_utility_weight", &SearchParams::score_utility_weight)
       .def_readwrite("score_utility_scale", &SearchParams::score_utility_scale)
+      .def_readwrite("forced_playouts_k", &SearchParams::forced_playouts_k)
       .def_readwrite("leaves_per_game", &SearchParams::leaves_per_game)
       .def_readwrite("virtual_loss", &SearchParams::virtual_loss)
       .def_readwrite("lcb_stdevs", &SearchParams::lcb_stdevs)
@@ -108,6 +109,12 @@ void bind_search(py::module_& m) {
       }, py::arg("visits"))
       .def("done", [](const MultiSearch& ms, int g) { return ms.done(checked_game(ms, g)); }, py::arg("game"))
       .def("all_done", &MultiSearch::all_done)
+      .def("done_games", [](const MultiSearch& ms) {
+        std::vector<int> out;
+        for (int g = 0; g < ms.num_games(); ++g)
+          if (ms.done(g)) out.push_back(g);
+        return out;
+      }, "Indices of the games whose search has reached its target (or whose game is over).")
       .def("gather", [](MultiSearch& ms, const py::array& out) {
         check_array(out, "out", py::dtype::of<float>(), {-1, features::NUM_PLANES, BOARD_SIZE, BOARD_SIZE}, true);
         auto* data = static_cast<float*>(py::array(out).mutable_data());

@@ -13,6 +13,7 @@ struct SearchParams {
   double dirichlet_epsilon = 0.25;   // share of noise in the noisy root priors
   double score_utility_weight = 0.0; // utility = (win - loss) + weight * tanh(score / score_utility_scale)
   double score_utility_scale = 10.0; // floors
+  double forced_playouts_k = 0.0;     // root children get at least sqrt(k * prior * N) visits (KataGo: 2; 0 = off)
   int leaves_per_game = 4;           // leaves gathered per tree per batch step (virtual loss spreads them)
   double virtual_loss = 1.0;         // each in-flight visit counts as this many losses
   double lcb_stdevs = 1.96;          // z of the lower confidence bound reported by analysis

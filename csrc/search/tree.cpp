@@ -40,6 +40,16 @@ void SearchTree::terminal_values(const Position& p, float* utility, float* value
 int SearchTree::select_edge(int32_t index) const {
   const Node& node = nodes_[index];
   const double parent_n = node.visits + node.in_flight;
+  if (index == 0 && params_.forced_playouts_k > 0) {
+    // Forced playouts (KataGo): a root child with fewer than sqrt(k * P * N)
+    // visits is explored first, so noisy priors get a real look; the policy
+    // target later subtracts these visits again (policy target pruning).
+    for (uint32_t i = node.first_edge; i < node.first_edge + node.num_edges; ++i) {
+      const Edge& e = edges_[i];
+      const double n = e.child >= 0 ? static_cast<double>(nodes_[e.child].visits) + nodes_[e.child].in_flight : 0.0;
+      if (n > 0 && n < std::sqrt(params_.forced_playouts_k * e.prior * parent_n)) return static_cast<int>(i);
+    }
+  }
   const double explore = params_.c_puct * std::sqrt(std::max(parent_n, 1.0));
   // One pass: score the visited children, and remember the unvisited child
   // with the highest prior. All unvisited children share the same Q (the

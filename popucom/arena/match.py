@@ -1,0 +1,178 @@
+"""Matches between two players over many concurrent games.
+
+Each player searches with its own trees and its own network: on a player's
+step only that player's evaluator runs, on the leaves of the games where it
+is to move (one batched call). Every opening is played twice, colours swapped.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .. import _core
+from .players import Player
+
+RESULT_NAMES = {_core.Result.BLACK_WIN: "black", _core.Result.WHITE_WIN: "white", _core.Result.DRAW: "draw"}
+
+
+@dataclass
+class GameRecord:
+    black: str
+    white: str
+    moves: str
+    komi: int
+    result: str  # "black" | "white" | "draw"
+    score: int
+    end: str
+    opening_plies: int
+
+    def score_for(self, name: str) -> float:
+        """1 win, 0.5 draw, 0 loss for the player `name`."""
+        if self.result == "draw":
+            return 0.5
+        return 1.0 if (self.result == "black") == (self.black == name) else 0.0
+
+
+def make_openings(count: int, plies: int, seed: int) -> list[list[int]]:
+    """Reproducible random openings of `plies` moves (distinct where possible)."""
+    rng = random.Random(seed)
+    openings, seen = [], set()
+    for _ in range(count * 20):
+        if len(openings) == count:
+            break
+        game = _core.Game()
+        for _ in range(plies):
+            game.play(rng.choice(game.legal_moves()))
+        key = tuple(game.moves)
+        if key not in seen or len(seen) >= count * 10:
+            seen.add(key)
+            openings.append(list(game.moves))
+    return openings
+
+
+class CurrentPlayer:
+    """Which player's network may run right now (read by instrumented evaluators in tests)."""
+    name: str | None = None
+
+
+def play_match(a: Player, b: Player, openings: list[list[int]], komi: int = 0, progress: bool = False,
+               desc: str = "arena") -> list[GameRecord]:
+    """Plays every opening twice (a as Black, then b as Black); returns the game records."""
+    from tqdm import tqdm
+
+    games, colours = [], []
+    for opening in openings:
+        for black, white in ((a, b), (b, a)):
+            game = _core.Game(komi)
+            for move in opening:
+                game.play(move)
+            games.append(game)
+            colours.append((black, white))
+    n = len(games)
+    for p in (a, b):
+        if p.searches and p.driver.search.num_games < n:
+            raise ValueError(f"player {p.name} was made for {p.driver.search.num_games} games, the match needs {n}")
+    searched_root: dict[tuple[int, int], int] = {}  # (player id, game) -> hash of the tree's root
+
+    def to_move(g: int) -> Player:
+        return colours[g][0] if games[g].to_move == _core.Color.BLACK else colours[g][1]
+
+    bar = tqdm(total=n, desc=desc, unit="game", disable=not progress, dynamic_ncols=True)
+    done = [False] * n
+    while not all(done):
+        for player in (a, b):
+            mine = [g for g in range(n) if not games[g].is_over and to_move(g) is player]
+            if not mine:
+                continue
+            if not player.searches:
+                for g in mine:
+                    games[g].play(player.bot.select_move(games[g].position))
+                continue
+            search = player.driver.search
+            for g in range(n):
+                if g in mine:
+                    position = games[g].position
+                    if searched_root.get((id(player), g)) != position.hash:
+                        search.reset(g, position)
+                        searched_root[(id(player), g)] = position.hash
+                    search.set_visit_target(g, player.visits)
+                else:
+                    search.set_visit_target(g, 0)
+            CurrentPlayer.name = player.name
+            try:
+                while not all(search.done(g) for g in mine):
+                    player.driver.step()
+            finally:
+                CurrentPlayer.name = None
+            for g in mine:
+                move = search.choose_move(g, 0.0)
+                games[g].play(move)
+                search.play(g, move)  # keep the subtree for this player's next move here
+                searched_root[(id(player), g)] = search.position(g).hash
+        for g in range(n):
+            if not done[g] and games[g].is_over:
+                done[g] = True
+                bar.update(1)
+    bar.close()
+    records = []
+    for g, game in enumerate(games):
+        final = game.position
+        records.append(GameRecord(
+            black=colours[g][0].name, white=colours[g][1].name, moves=game.record, komi=komi,
+            result=RESULT_NAMES[final.result], score=final.score,
+            end="no_legal_move" if final.end_reason == _core.EndReason.NO_LEGAL_MOVE else "moves_exhausted",
+            opening_plies=len(openings[g // 2])))
+    return records
+
+
+def append_records(path: str | Path, records: list[GameRecord]) -> None:
+    """Appends game records as JSON lines (one write, so a kill cannot split a line)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        f.write("".join(json.dumps(asdict(r)) + "\n" for r in records))
+        f.flush()
+
+
+def read_records(path: str | Path) -> list[GameRecord]:
+    records = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(GameRecord(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError) as e:
+            raise ValueError(f"{path}:{number}: malformed game record ({e})") from e
+    return records
+
+
+def summarize(records: list[GameRecord], a: str, b: str) -> dict:
+    """Wins/draws/losses of a against b, overall and by a's colour."""
+    out = {"games": 0, "a_wins": 0, "draws": 0, "b_wins": 0,
+           "a_black": {"wins": 0, "draws": 0, "losses": 0}, "a_white": {"wins": 0, "draws": 0, "losses": 0}}
+    for r in records:
+        if {r.black, r.white} != {a, b}:
+            continue
+        s = r.score_for(a)
+        out["games"] += 1
+        key = "a_black" if r.black == a else "a_white"
+        if s == 1:
+            out["a_wins"] += 1
+            out[key]["wins"] += 1
+        elif s == 0:
+            out["b_wins"] += 1
+            out[key]["losses"] += 1
+        else:
+            out["draws"] += 1
+            out[key]["draws"] += 1
+    return out
+
+
+def timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return result, time.perf_counter() - start

@@ -1,0 +1,90 @@
+"""Players of the arena and the engine: network-free bots and searching models.
+
+Specs: "random", "greedy", "uct:N", "path/model.onnx[@visits=N]", "path/ckpt.pt[@visits=N]".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import _core
+from ..search import BatchedSearch, Evaluator
+
+DEFAULT_VISITS = 100
+
+
+@dataclass
+class PlayerSpec:
+    name: str
+    kind: str  # "bot" | "onnx" | "checkpoint" | "evaluator"
+    source: str  # bot spec or file path
+    visits: int = DEFAULT_VISITS
+
+    @classmethod
+    def parse(cls, text: str) -> PlayerSpec:
+        base, _, options = text.partition("@")
+        visits = DEFAULT_VISITS
+        if options:
+            key, _, value = options.partition("=")
+            if key != "visits" or not value.isdigit() or int(value) < 1:
+                raise ValueError(f"player '{text}': options are @visits=N with N >= 1")
+            visits = int(value)
+        if base in ("random", "greedy") or base.startswith("uct:"):
+            if options:
+                raise ValueError(f"player '{text}': bots take no @visits (use uct:N for rollouts)")
+            _core.Bot(base)  # validates the spec
+            return cls(base, "bot", base)
+        path = Path(base)
+        if path.suffix == ".onnx":
+            kind = "onnx"
+        elif path.suffix in (".pt", ".pth"):
+            kind = "checkpoint"
+        else:
+            raise ValueError(f"unknown player '{text}' (want random, greedy, uct:N, a .onnx model or a .pt checkpoint)")
+        if not path.exists():
+            raise FileNotFoundError(f"player '{text}': no such file {path}")
+        return cls(f"{path.stem}@{visits}", kind, str(path), visits)
+
+
+def load_evaluator(spec: PlayerSpec, device: str = "cpu", threads: int = 1) -> Evaluator:
+    if spec.kind == "onnx":
+        from ..infer.onnx_backend import OnnxEvaluator
+        return OnnxEvaluator(spec.source, device=device, threads=threads)
+    if spec.kind == "checkpoint":
+        from ..infer.torch_backend import TorchEvaluator
+        from ..nn.model import PopucomNet
+        from ..train.trainer import load_checkpoint
+        ckpt = load_checkpoint(spec.source)
+        net = PopucomNet(ckpt.model_config)
+        net.load_state_dict(ckpt.state["model"])
+        return TorchEvaluator(net, device=device)
+    raise ValueError(f"{spec.name} is not a network player")
+
+
+class Player:
+    """Moves for a set of concurrent games. Search players keep one tree per game."""
+
+    def __init__(self, name: str, num_games: int, bot: str | None = None, evaluator: Evaluator | None = None,
+                 visits: int = DEFAULT_VISITS, seed: int = 0, cache_mb: float = 32.0) -> None:
+        self.name = name
+        self.bot = _core.Bot(bot, seed=seed) if bot else None
+        self.driver = None
+        if evaluator is not None:
+            params = _core.SearchParams()
+            params.leaves_per_game = 4
+            self.driver = BatchedSearch(evaluator, num_games, params, cache_mb=cache_mb, seed=seed)
+            self.visits = visits
+        elif self.bot is None:
+            raise ValueError("a player needs a bot spec or an evaluator")
+
+    @property
+    def searches(self) -> bool:
+        return self.driver is not None
+
+    @classmethod
+    def from_spec(cls, spec: PlayerSpec, num_games: int, seed: int = 0, device: str = "cpu",
+                  threads: int = 1) -> Player:
+        if spec.kind == "bot":
+            return cls(spec.name, num_games, bot=spec.source, seed=seed)
+        return cls(spec.name, num_games, evaluator=load_evaluator(spec, device, threads), visits=spec.visits, seed=seed)

@@ -1,0 +1,1 @@
+"""The GTP-style text engine (docs/engine_protocol.md)."""

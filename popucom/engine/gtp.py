@@ -1,0 +1,250 @@
+"""A GTP-framed engine on stdin/stdout: `=`/`?` replies with optional ids, each
+ended by a blank line; diagnostics go to stderr. See docs/engine_protocol.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from typing import TextIO
+
+from .. import __version__, _core
+from ..arena.players import PlayerSpec, load_evaluator
+from ..search import analyze
+
+COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
+
+
+class GtpError(Exception):
+    """Answered with `?` and the message."""
+
+
+class Engine:
+    def __init__(self, player: str, visits: int | None = None, seconds: float | None = None, komi: int = 0,
+                 threads: int = 1, out: TextIO = sys.stdout) -> None:
+        self.spec = PlayerSpec.parse(player if visits is None or "@" in player or
+                                     not player.endswith((".onnx", ".pt")) else f"{player}@visits={visits}")
+        self.bot = _core.Bot(self.spec.source, seed=0) if self.spec.kind == "bot" else None
+        self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
+        self.visits = self.spec.visits if self.bot is None else None
+        self.seconds = seconds
+        self.komi = komi
+        self.game = _core.Game(komi)
+        self.out = out
+        self.lock = threading.Lock()
+        self.running = True
+        self.commands: dict[str, Callable[[list[str]], str]] = {
+            "protocol_version": lambda a: "2",
+            "name": lambda a: "popucom",
+            "version": lambda a: __version__,
+            "known_command": lambda a: "true" if a and a[0].lower() in self.commands else "false",
+            "list_commands": lambda a: "\n".join(self.commands),
+            "quit": self.quit,
+            "boardsize": self.boardsize,
+            "clear_board": self.clear_board,
+            "komi": self.set_komi,
+            "play": self.play,
+            "genmove": self.genmove,
+            "undo": self.undo,
+            "showboard": lambda a: "\n" + str(self.game),
+            "final_score": self.final_score,
+            "popucom-analyze": self.analyze_placeholder,
+            "popucom-set-position": self.set_position,
+            "popucom-rules": self.rules,
+        }
+
+    # --- commands ---------------------------------------------------------------
+    def quit(self, args: list[str]) -> str:
+        self.running = False
+        return ""
+
+    def boardsize(self, args: list[str]) -> str:
+        if args != [str(_core.BOARD_SIZE)]:
+            raise GtpError(f"unacceptable size: the board is {_core.BOARD_SIZE}x{_core.BOARD_SIZE}")
+        return ""
+
+    def clear_board(self, args: list[str]) -> str:
+        self.game = _core.Game(self.komi)
+        return ""
+
+    def set_komi(self, args: list[str]) -> str:
+        try:
+            value = float(args[0])
+        except (IndexError, ValueError):
+            raise GtpError("syntax error: komi wants a number") from None
+        if value != int(value):
+            raise GtpError("komi must be a whole number in this game")
+        self.komi = int(value)
+        self.game = _core.Game.from_record(self.game.record, komi=self.komi)
+        return ""
+
+    def colour(self, args: list[str]) -> _core.Color:
+        if not args or args[0].lower() not in COLOURS:
+            raise GtpError("syntax error: want a colour b or w")
+        return COLOURS[args[0].lower()]
+
+    def play(self, args: list[str]) -> str:
+        colour = self.colour(args)
+        if len(args) != 2:
+            raise GtpError("syntax error: play <b|w> <vertex>")
+        if colour != self.game.to_move:
+            raise GtpError(f"illegal move: it is {self.game.to_move.name.capitalize()}'s turn (there is no pass)")
+        try:
+            self.game.play(args[1])
+        except ValueError as e:
+            raise GtpError(str(e)) from None
+        return ""
+
+    def genmove(self, args: list[str]) -> str:
+        colour = self.colour(args)
+        if self.game.is_over:
+            raise GtpError("the game is over")
+        if colour != self.game.to_move:
+            raise GtpError(f"it is {self.game.to_move.name.capitalize()}'s turn (there is no pass)")
+        position = self.game.position
+        if self.bot is not None:
+            move = self.bot.select_move(position)
+        else:
+            move = analyze(position, self.evaluator, visits=None if self.seconds else self.visits,
+                           seconds=self.seconds).best_move
+        self.game.play(move)
+        return _core.square_to_text(move)
+
+    def undo(self, args: list[str]) -> str:
+        try:
+            self.game.undo()
+        except ValueError as e:
+            raise GtpError(f"cannot undo: {e}") from None
+        return ""
+
+    def final_score(self, args: list[str]) -> str:
+        p = self.game.position
+        if not p.is_over:
+            raise GtpError("the game is not over")
+        margin = p.score + p.komi
+        if p.end_reason == _core.EndReason.NO_LEGAL_MOVE:
+            return "B+NoMove" if p.result == _core.Result.BLACK_WIN else "W+NoMove"
+        return "0" if margin == 0 else f"B+{margin}" if margin > 0 else f"W+{-margin}"
+
+    def set_position(self, args: list[str]) -> str:
+        try:
+            self.game = _core.Game.from_record(" ".join(args), komi=self.komi)
+        except ValueError as e:
+            raise GtpError(str(e)) from None
+        return ""
+
+    def rules(self, args: list[str]) -> str:
+        return json.dumps({"board_size": _core.BOARD_SIZE, "moves_per_player": _core.MOVES_PER_PLAYER,
+                           "match_length": _core.MATCH_LENGTH, "komi": self.komi, "pass": False,
+                           "no_legal_move": "loses", "score": "black floors - white floors + komi"})
+
+    def analyze_placeholder(self, args: list[str]) -> str:
+        raise AssertionError("handled by the main loop")
+
+    # --- streaming analysis ----------------------------------------------------------
+    def start_analysis(self, ident: str, args: list[str]) -> tuple[threading.Event, threading.Thread]:
+        if self.evaluator is None:
+            raise GtpError("analysis needs a model player (.onnx or .pt), not a bot")
+        if self.game.is_over:
+            raise GtpError("the game is over")
+        try:
+            interval = int(args[0]) / 100 if args else 0.5
+        except ValueError:
+            raise GtpError("syntax error: popucom-analyze [interval in centiseconds]") from None
+        stop = threading.Event()
+        position = self.game.position
+        self.write(f"={ident}\n")
+
+        def report(result) -> None:
+            parts = []
+            for m in result.moves[:10]:
+                if m["visits"] == 0:
+                    continue
+                pv = " ".join(_core.square_to_text(s) for s in m["pv"])
+                parts.append(f"info move {_core.square_to_text(m['move'])} visits {m['visits']} "
+                             f"winrate {m['winrate']:.4f} scoreMean {m['score']:.2f} prior {m['prior']:.4f} "
+                             f"lcb {max(m['lcb'], -1.0):.4f} pv {pv}")
+            if parts and not stop.is_set():
+                self.write(" ".join(parts) + "\n")
+
+        thread = threading.Thread(target=analyze, kwargs=dict(
+            position=position, evaluator=self.evaluator, visits=None, stop=stop, callback=report,
+            report_every_s=max(interval, 0.05)), daemon=True)
+        thread.start()
+        return stop, thread
+
+    # --- I/O -------------------------------------------------------------------------
+    def write(self, text: str) -> None:
+        with self.lock:
+            self.out.write(text)
+            self.out.flush()
+
+    def handle(self, line: str) -> tuple[str, str, list[str]] | None:
+        """Parses a line into (id, command, args); None for blank or comment lines."""
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            return None
+        words = line.split()
+        ident = words.pop(0) if words[0].isdigit() else ""
+        if not words:
+            return ident, "", []
+        return ident, words[0].lower(), words[1:]
+
+    def respond(self, ident: str, command: str, args: list[str]) -> None:
+        if command not in self.commands:
+            self.write(f"?{ident} unknown command '{command}'\n\n")
+            return
+        try:
+            reply = self.commands[command](args)
+            self.write(f"={ident}" + (f" {reply}" if reply else "") + "\n\n")
+        except GtpError as e:
+            self.write(f"?{ident} {e}\n\n")
+        except Exception as e:  # a bug must not kill the engine: answer and go on
+            print(f"internal error in {command}: {e!r}", file=sys.stderr)
+            self.write(f"?{ident} internal error: {e}\n\n")
+
+    def serve(self, stream: TextIO) -> None:
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def reader() -> None:
+            for line in stream:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=reader, daemon=True).start()
+        while self.running:
+            line = lines.get()
+            if line is None:
+                return
+            parsed = self.handle(line)
+            if parsed is None:
+                continue
+            ident, command, args = parsed
+            if command != "popucom-analyze":
+                self.respond(ident, command, args)
+                continue
+            try:
+                stop, thread = self.start_analysis(ident, args)
+            except GtpError as e:
+                self.write(f"?{ident} {e}\n\n")
+                continue
+            nxt = lines.get()  # the analysis streams until the next command (or end of input) arrives
+            stop.set()
+            thread.join()
+            self.write("\n")
+            if nxt is None:
+                return
+            parsed = self.handle(nxt)
+            if parsed is not None:
+                self.respond(*parsed)
+
+
+def run_engine(args: argparse.Namespace) -> int:
+    engine = Engine(args.player, visits=args.visits, seconds=args.seconds, komi=args.komi, threads=args.threads)
+    print(f"popucom engine ready: {engine.spec.name}", file=sys.stderr)
+    engine.serve(sys.stdin)
+    return 0

@@ -1,0 +1,260 @@
+"""The self-play worker: G concurrent games through one BatchedSearch and one evaluator.
+
+KataGo techniques (shared/docs/METHODS.md section 6):
+- playout cap randomisation: a move gets a full search with probability
+  `full_search_prob` (Dirichlet noise on, recorded as a training row) and a
+  fast search otherwise (no noise, not recorded);
+- forced playouts at the root with policy target pruning;
+- a move temperature decaying from `temperature_start` to `temperature_end`
+  with a half-life in plies, and uniformly random opening plies for variety;
+- adaptive komi (komi.py), sampled per game.
+
+Finished games are written in chunks: a shard of training rows plus a JSON
+lines file with one game record per line, both atomically, so a killed worker
+loses at most the chunk in progress and never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import _core
+from ..data.shards import concat_samples, samples_from_game, write_shard
+from ..fileio import write_text_atomic
+from ..search import BatchedSearch, Evaluator
+from .komi import KomiSampler
+
+RESULT_NAMES = {_core.Result.BLACK_WIN: "black", _core.Result.WHITE_WIN: "white", _core.Result.DRAW: "draw"}
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    concurrent_games: int = 128
+    full_visits: int = 64
+    fast_visits: int = 16
+    full_search_prob: float = 0.25
+    temperature_start: float = 0.8
+    temperature_end: float = 0.2
+    temperature_half_life: float = 6.0  # plies
+    max_random_plies: int = 4
+    forced_playouts_k: float = 2.0
+    c_puct: float = 1.1
+    dirichlet_alpha_total: float = 10.83
+    leaves_per_game: int = 2
+    cache_mb: float = 64.0
+    search_threads: int = 1
+    games_per_chunk: int = 64
+
+
+@dataclass
+class SelfPlayStats:
+    games: int = 0
+    positions: int = 0  # training rows written
+    moves: int = 0
+    nn_evals: int = 0
+    seconds: float = 0.0
+    eval_seconds: float = 0.0
+    mean_batch: float = 0.0
+    max_batch: int = 0
+    cache_hit_rate: float = 0.0
+    black_wins: int = 0
+    white_wins: int = 0
+    draws: int = 0
+    chunks: list[str] = field(default_factory=list)
+
+    @property
+    def eval_share(self) -> float:
+        return self.eval_seconds / self.seconds if self.seconds else 0.0
+
+    def summary(self) -> dict:
+        d = asdict(self)
+        d.pop("chunks")
+        d.update(games_per_s=self.games / self.seconds if self.seconds else 0.0,
+                 positions_per_s=self.positions / self.seconds if self.seconds else 0.0,
+                 moves_per_s=self.moves / self.seconds if self.seconds else 0.0,
+                 nn_evals_per_s=self.nn_evals / self.seconds if self.seconds else 0.0,
+                 eval_share=self.eval_share)
+        return d
+
+
+def pruned_policy_target(infos: list[dict], parent_visits: int, c_puct: float, forced_k: float) -> np.ndarray:
+    """Root visit shares with forced playouts taken back (KataGo's policy target pruning):
+    every child but the most visited loses up to sqrt(k * P * N) visits as long as its
+    PUCT value stays below the best child's; children left with one visit are dropped."""
+    target = np.zeros(_core.NUM_SQUARES, dtype=np.float64)
+    if not infos:
+        return target.astype(np.float32)
+    visits = np.array([m["visits"] for m in infos], dtype=np.float64)
+    if forced_k > 0:
+        prior = np.array([m["prior"] for m in infos])
+        q = np.array([m["utility"] for m in infos])
+        best = int(np.argmax(visits))
+        explore = c_puct * math.sqrt(parent_visits)
+        best_puct = q[best] + explore * prior[best] / (1 + visits[best])
+        for i in range(len(infos)):
+            if i == best or visits[i] == 0:
+                continue
+            gap = best_puct - q[i]
+            # fewest visits keeping this child's PUCT below the best's
+            keep = math.ceil(explore * prior[i] / gap - 1) if gap > 0 else visits[i]
+            reduced = min(visits[i], max(visits[i] - math.sqrt(forced_k * prior[i] * parent_visits), keep, 0))
+            visits[i] = 0 if reduced <= 1 else reduced
+    for m, v in zip(infos, visits):
+        target[m["move"]] = v
+    total = target.sum()
+    return (target / total if total > 0 else target).astype(np.float32)
+
+
+def temperature(ply: int, config: SelfPlayConfig) -> float:
+    return config.temperature_end + (config.temperature_start - config.temperature_end) * \
+        0.5 ** (ply / config.temperature_half_life)
+
+
+@dataclass
+class _GameInProgress:
+    game: _core.Game
+    random_plies: int
+    full: bool = False
+    positions: list = field(default_factory=list)
+    policies: list = field(default_factory=list)
+
+
+def run_selfplay(
+    evaluator: Evaluator,
+    config: SelfPlayConfig,
+    out_dir: str | Path,
+    prefix: str,
+    games: int,
+    komi: KomiSampler,
+    komi_path: str | Path | None = None,
+    seed: int = 0,
+    first_chunk: int = 0,
+    model_name: str = "",
+    progress: bool = True,
+) -> SelfPlayStats:
+    """Plays `games` games and writes them as chunks `{prefix}-{n:05d}.pcs/.games.jsonl` in out_dir."""
+    from tqdm import tqdm
+
+    out_dir = Path(out_dir)
+    rng = random.Random(seed)
+    params = _core.SearchParams()
+    params.c_puct = config.c_puct
+    params.root_fpu_reduction = 0.0
+    params.forced_playouts_k = config.forced_playouts_k
+    params.dirichlet_alpha_total = config.dirichlet_alpha_total
+    params.leaves_per_game = config.leaves_per_game
+    slots = max(1, min(config.concurrent_games, games))
+    driver = BatchedSearch(evaluator, slots, params, cache_mb=config.cache_mb, threads=config.search_threads,
+                           seed=rng.getrandbits(63))
+    search = driver.search
+    stats = SelfPlayStats(max_batch=search.max_batch)
+    active: dict[int, _GameInProgress] = {}
+    finished_rows, finished_records = [], []
+    chunk = first_chunk
+    started = 0
+
+    def configure(slot: int, state: _GameInProgress) -> None:
+        state.full = rng.random() < config.full_search_prob
+        search.set_root_noise(slot, state.full)
+        search.set_visit_target(slot, config.full_visits if state.full else config.fast_visits)
+
+    def start(slot: int) -> None:
+        nonlocal started
+        game = _core.Game(komi.sample(rng))
+        plies = rng.randint(0, config.max_random_plies)
+        for _ in range(plies):
+            if not game.is_over:
+                game.play(rng.choice(game.legal_moves()))
+        state = _GameInProgress(game, plies)
+        active[slot] = state
+        search.reset(slot, game.position)
+        configure(slot, state)
+        started += 1
+
+    def flush() -> None:
+        nonlocal chunk, finished_rows, finished_records
+        if not finished_records:
+            return
+        name = f"{prefix}-{chunk:05d}"
+        write_shard(out_dir / f"{name}.pcs", concat_samples(finished_rows),
+                    meta={"model": model_name, "games": len(finished_records)})
+        write_text_atomic(out_dir / f"{name}.games.jsonl", "".join(json.dumps(r) + "\n" for r in finished_records))
+        if komi_path is not None:
+            komi.save(komi_path)
+        stats.chunks.append(name)
+        chunk += 1
+        finished_rows, finished_records = [], []
+
+    def finish(slot: int) -> None:
+        state = active[slot]
+        final = state.game.position
+        result = final.result
+        no_legal_move = final.end_reason == _core.EndReason.NO_LEGAL_MOVE
+        komi.record(final.score, RESULT_NAMES[result] if no_legal_move else None)
+        stats.games += 1
+        stats.black_wins += result == _core.Result.BLACK_WIN
+        stats.white_wins += result == _core.Result.WHITE_WIN
+        stats.draws += result == _core.Result.DRAW
+        n = len(state.positions)
+        if n:
+            finished_rows.append(samples_from_game(state.positions, np.stack(state.policies), np.ones(n, bool), final,
+                                                   rng.getrandbits(64)))
+            stats.positions += n
+        finished_records.append({
+            "moves": state.game.record, "komi": final.komi, "result": RESULT_NAMES[result],
+            "score": final.score, "end": "no_legal_move" if no_legal_move else "moves_exhausted",
+            "random_plies": state.random_plies, "black": model_name, "white": model_name,
+        })
+        if len(finished_records) >= config.games_per_chunk:
+            flush()
+
+    for slot in range(slots):
+        start(slot)
+    bar = tqdm(total=games, desc=f"self-play {prefix}", unit="game", disable=not progress, dynamic_ncols=True)
+    begin = time.perf_counter()
+    while stats.games < games:
+        driver.step()
+        for slot in search.done_games():
+            state = active.get(slot)
+            if state is None:
+                continue
+            if state.full:
+                infos = search.move_infos(slot, 1)
+                state.positions.append(search.position(slot))
+                state.policies.append(pruned_policy_target(infos, search.visits(slot), config.c_puct,
+                                                           config.forced_playouts_k))
+            move = search.choose_move(slot, temperature(state.game.ply, config))
+            state.game.play(move)
+            search.play(slot, move)
+            stats.moves += 1
+            if not state.game.is_over:
+                configure(slot, state)
+                continue
+            finish(slot)
+            bar.update(1)
+            del active[slot]
+            if started < games:
+                start(slot)
+            else:
+                search.set_visit_target(slot, 0)
+        elapsed = time.perf_counter() - begin
+        t = driver.timings
+        bar.set_postfix_str(
+            f"{stats.positions / max(elapsed, 1e-9):.0f} pos/s, {t.leaves / max(elapsed, 1e-9):.0f} evals/s, "
+            f"batch {t.mean_batch:.0f}/{search.max_batch}, cache {driver.cache.hit_rate:.0%}", refresh=False)
+    bar.close()
+    flush()
+    t = driver.timings
+    stats.seconds = time.perf_counter() - begin
+    stats.nn_evals = t.leaves
+    stats.eval_seconds = t.eval_s
+    stats.mean_batch = t.mean_batch
+    stats.cache_hit_rate = driver.cache.hit_rate
+    return stats
