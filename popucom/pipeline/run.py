@@ -107,18 +107,18 @@ def make_evaluator(config: PipelineConfig, run: RunDir, k: int, log=print):
 
 
 def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
-    """(games already written for iteration k, next chunk number); removes orphaned records."""
+    """(games already written for iteration k, next chunk number). A chunk counts once its
+    shard exists (written after its records); records left without a shard are removed."""
     games, chunks = 0, 0
-    for records in sorted(run.selfplay.glob(f"iter{k:04d}-*.games.jsonl")):
-        shard = records.with_name(records.name.replace(".games.jsonl", ".pcs"))
-        if not shard.exists():
-            records.unlink()  # killed between the two writes: the chunk is redone
-            continue
+    for shard in sorted(run.selfplay.glob(f"iter{k:04d}-*.pcs")):
         try:
             games += int(read_shard(shard).header["meta"]["games"])
         except (ShardError, KeyError, ValueError) as e:
             raise ShardError(f"self-play chunk {shard} is unreadable ({e}); delete it to replay its games") from e
-        chunks = max(chunks, int(shard.stem.split("-")[1]) + 1)
+        chunks = max(chunks, int(shard.stem.split("-")[-1]) + 1)
+    for records in run.selfplay.glob(f"iter{k:04d}-*.games.jsonl"):
+        if not records.with_name(records.name.replace(".games.jsonl", ".pcs")).exists():
+            records.unlink()  # killed between the two writes: the chunk is replayed
     return games, chunks
 
 
@@ -246,7 +246,7 @@ def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict) -> No
 
 
 def run_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | None = None,
-                 progress: bool = True, log=print) -> int:
+                 progress: bool = True, log=print, selfplay_stage=stage_selfplay) -> int:
     """Runs until `iterations` iterations are complete (forever if None); returns the newest model index."""
     run = RunDir(run_dir)
     config = resolve_config(run, config)
@@ -269,7 +269,7 @@ def run_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | 
         start = time.perf_counter()
         times = {}
         t = time.perf_counter()
-        selfplay = stage_selfplay(config, run, k, progress, log)
+        selfplay = selfplay_stage(config, run, k, progress, log)
         times["selfplay_s"] = time.perf_counter() - t
         t = time.perf_counter()
         train = stage_train(config, run, k, progress, log)

@@ -112,6 +112,12 @@ def pruned_policy_target(infos: list[dict], parent_visits: int, c_puct: float, f
     return (target / total if total > 0 else target).astype(np.float32)
 
 
+def empty_rows() -> dict[str, np.ndarray]:
+    """A chunk whose games had no full-search move still commits its records."""
+    from ..data.shards import FIELDS
+    return {name: np.zeros((0, *shape), dtype=dtype) for name, (dtype, shape, _) in FIELDS.items()}
+
+
 def temperature(ply: int, config: SelfPlayConfig) -> float:
     return config.temperature_end + (config.temperature_start - config.temperature_end) * \
         0.5 ** (ply / config.temperature_half_life)
@@ -183,9 +189,10 @@ def run_selfplay(
         if not finished_records:
             return
         name = f"{prefix}-{chunk:05d}"
-        write_shard(out_dir / f"{name}.pcs", concat_samples(finished_rows),
-                    meta={"model": model_name, "games": len(finished_records)})
+        # Records first, shard last: the shard's arrival commits the chunk.
         write_text_atomic(out_dir / f"{name}.games.jsonl", "".join(json.dumps(r) + "\n" for r in finished_records))
+        write_shard(out_dir / f"{name}.pcs", concat_samples(finished_rows) if finished_rows else empty_rows(),
+                    meta={"model": model_name, "games": len(finished_records)})
         if komi_path is not None:
             komi.save(komi_path)
         stats.chunks.append(name)

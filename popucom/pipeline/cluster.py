@@ -1,0 +1,94 @@
+"""`--ray-address`: self-play on Ray actors across a cluster, training on the head.
+
+Each actor receives the current model's bytes through the Ray object store
+(no shared file system needed), plays its share of the iteration's games with
+ONNX Runtime, and returns its chunks (shard + game records) as bytes; the head
+writes them into the run directory with the same atomic, resumable naming as
+a local run, and updates the adaptive komi statistics from the records.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import asdict
+from functools import partial
+from pathlib import Path
+
+from ..fileio import write_bytes_atomic
+from ..selfplay import KomiSampler
+from .config import PipelineConfig
+from .run import RunDir, completed_selfplay, run_pipeline
+
+
+def _actor_class(ray):
+    @ray.remote(num_cpus=1)
+    class SelfPlayActor:
+        def play(self, model: bytes, selfplay: dict, games: int, seed: int, komi_stats: bytes | None) -> list:
+            from popucom.infer.onnx_backend import OnnxEvaluator
+            from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
+
+            with tempfile.TemporaryDirectory() as tmp:
+                tmp = Path(tmp)
+                (tmp / "model.onnx").write_bytes(model)
+                if komi_stats:
+                    (tmp / "komi.json").write_bytes(komi_stats)
+                komi = KomiSampler.load(tmp / "komi.json")
+                config = SelfPlayConfig(**selfplay)
+                stats = run_selfplay(OnnxEvaluator(tmp / "model.onnx", threads=1), config, tmp / "out", "w", games,
+                                     komi, None, seed=seed, progress=False)
+                return [((tmp / "out" / f"{name}.pcs").read_bytes(),
+                         (tmp / "out" / f"{name}.games.jsonl").read_bytes()) for name in stats.chunks]
+
+    return SelfPlayActor
+
+
+def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bool, log, actors, ray) -> dict:
+    done, chunk = completed_selfplay(run, k)
+    wanted = config.games_per_iteration - done
+    if wanted <= 0:
+        return {"games": 0, "resumed_games": done}
+    if config.backend != "onnx":
+        raise ValueError("cluster self-play runs ONNX Runtime on the workers: use --backend onnx")
+    log(f"[iter {k}] self-play: {wanted} games on {len(actors)} Ray actors")
+    model = ray.put(run.model(k).read_bytes())
+    komi_bytes = run.komi.read_bytes() if run.komi.exists() else None
+    shares = [wanted // len(actors) + (i < wanted % len(actors)) for i in range(len(actors))]
+    futures = [actor.play.remote(model, asdict(config.selfplay), share, config.seed * 7919 + k * 101 + i + chunk,
+                                 komi_bytes)
+               for i, (actor, share) in enumerate(zip(actors, shares)) if share > 0]
+    komi = KomiSampler.load(run.komi)
+    games = 0
+    for chunks in ray.get(futures):
+        for shard, records in chunks:
+            name = f"iter{k:04d}-{chunk:05d}"
+            write_bytes_atomic(run.selfplay / f"{name}.games.jsonl", records)
+            write_bytes_atomic(run.selfplay / f"{name}.pcs", shard)
+            chunk += 1
+            for line in records.decode().splitlines():
+                game = json.loads(line)
+                winner = game["result"] if game["end"] == "no_legal_move" else None
+                komi.record(game["score"], winner)
+                games += 1
+    komi.save(run.komi)
+    return {"games": games, "resumed_games": done, "workers": len(actors), "fair_komi": komi.fair_komi()}
+
+
+def run_cluster_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | None, address: str,
+                         workers: int | None = None, progress: bool = True, log=print) -> int:
+    """Like run_pipeline, with self-play on Ray actors. address "local" starts a local Ray instance."""
+    try:
+        import ray
+    except ImportError as e:
+        raise RuntimeError("--ray-address needs the [cluster] extra: pip install 'popucom[cluster]'") from e
+    if not ray.is_initialized():
+        ray.init(address=None if address == "local" else address, include_dashboard=False, log_to_driver=False,
+                 **({"num_cpus": workers} if address == "local" and workers else {}))
+    count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    actor_class = _actor_class(ray)
+    actors = [actor_class.remote() for _ in range(count)]
+    log(f"Ray cluster at {address}: {count} self-play actors")
+    return run_pipeline(run_dir, config, iterations, progress, log,
+                        selfplay_stage=partial(ray_selfplay_stage, actors=actors, ray=ray))
+
+

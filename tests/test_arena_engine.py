@@ -1,0 +1,226 @@
+"""The arena (own trees and networks per player, ratings, SPRT) and the GTP engine."""
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import popucom
+from popucom.arena.match import CurrentPlayer, make_openings, play_match, read_records, summarize
+from popucom.arena.players import Player, PlayerSpec
+from popucom.arena.ratings import SPRT, colour_ratings, fit_bradley_terry, game_results, gap
+from popucom.search import EvalOutput, TinyEvaluator
+
+
+def test_arena_detects_a_real_difference() -> None:
+    openings = make_openings(10, 4, seed=3)
+    records = play_match(Player("uct:2000", 20, bot="uct:2000"), Player("random", 20, bot="random", seed=1), openings)
+    assert len(records) == 20
+    rating = gap(game_results(records), "uct:2000", "random")
+    assert rating.low > 0  # the 95% interval is above zero
+
+
+def test_identical_players_interval_contains_zero() -> None:
+    openings = make_openings(10, 4, seed=4)
+    records = play_match(Player("greedy-a", 20, bot="greedy", seed=1), Player("greedy-b", 20, bot="greedy", seed=2),
+                         openings)
+    rating = gap(game_results(records), "greedy-a", "greedy-b")
+    assert rating.low < 0 < rating.high
+
+
+def test_every_opening_is_played_twice_with_colours_swapped() -> None:
+    openings = make_openings(3, 4, seed=5)
+    assert make_openings(3, 4, seed=5) == openings  # reproducible
+    records = play_match(Player("a", 6, bot="random", seed=1), Player("b", 6, bot="random", seed=2), openings)
+    for i, opening in enumerate(openings):
+        first, second = records[2 * i], records[2 * i + 1]
+        prefix = " ".join(popucom.square_to_text(m) for m in opening)
+        assert first.moves.startswith(prefix) and second.moves.startswith(prefix)
+        assert (first.black, first.white) == ("a", "b") and (second.black, second.white) == ("b", "a")
+    s = summarize(records, "a", "b")
+    assert s["games"] == 6 and s["a_black"]["wins"] + s["a_black"]["draws"] + s["a_black"]["losses"] == 3
+
+
+class Instrumented:
+    """An evaluator that fails if it is called while another player is moving."""
+
+    feature_version = popucom.FEATURE_VERSION
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.calls = 0
+        self.inner = TinyEvaluator()
+
+    def __call__(self, features: np.ndarray) -> EvalOutput:
+        assert CurrentPlayer.name == self.owner, f"{self.owner}'s network called on {CurrentPlayer.name}'s move"
+        self.calls += 1
+        return self.inner(features)
+
+
+def test_each_player_uses_only_its_own_network() -> None:
+    a_eval, b_eval = Instrumented("A"), Instrumented("B")
+    openings = make_openings(2, 2, seed=6)
+    records = play_match(Player("A", 4, evaluator=a_eval, visits=16), Player("B", 4, evaluator=b_eval, visits=16),
+                         openings)
+    assert len(records) == 4 and a_eval.calls > 0 and b_eval.calls > 0
+
+
+def test_bradley_terry_fit_and_colour_ratings() -> None:
+    results = [("a", "b", 1.0)] * 30 + [("a", "b", 0.0)] * 10 + [("b", "c", 1.0)] * 20 + [("b", "c", 0.0)] * 20
+    ratings = fit_bradley_terry(results, anchor="c")
+    assert ratings["c"].elo == 0
+    assert abs(ratings["b"].elo) < 60  # 50% against c
+    assert 120 < ratings["a"].elo - ratings["b"].elo < 260  # 75% is about +190 Elo
+    assert ratings["a"].low < ratings["a"].elo < ratings["a"].high
+    with pytest.raises(ValueError, match="anchor"):
+        fit_bradley_terry(results, anchor="zed")
+    records = play_match(Player("x", 8, bot="greedy", seed=1), Player("y", 8, bot="random", seed=1),
+                         make_openings(4, 4, seed=1))
+    colour = colour_ratings(records, "x")
+    assert set(colour) == {"x/black", "x/white", "y/black", "y/white"}
+
+
+def test_sprt_decides() -> None:
+    sprt = SPRT(0, 50, 0.05, 0.05)
+    assert sprt.decide([1.0, 1.0, 0.0, 1.0, 1.0, 1.0] * 10) == "H1"
+    assert sprt.decide([0.0, 0.0, 1.0, 0.0, 0.5, 0.0] * 10) == "H0"
+    assert sprt.decide([1.0, 0.0]) == "continue"
+
+
+def test_player_specs() -> None:
+    assert PlayerSpec.parse("uct:50").kind == "bot"
+    with pytest.raises(ValueError, match="unknown player"):
+        PlayerSpec.parse("alphazero")
+    with pytest.raises(FileNotFoundError):
+        PlayerSpec.parse("missing.onnx@visits=10")
+    with pytest.raises(ValueError, match="visits=N"):
+        PlayerSpec.parse("greedy@visits=0")
+
+
+def test_arena_command_round_robin(tmp_path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "popucom.cli", "arena", "greedy", "random", "uct:100", "--openings", "2",
+         "--results", str(tmp_path / "r.jsonl"), "--games-out", str(tmp_path / "g.jsonl")],
+        capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "Bradley-Terry ratings" in out.stdout and "by colour" in out.stdout
+    summary = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])
+    assert len(summary["pairs"]) == 3 and summary["games"] == 12
+    assert len(read_records(tmp_path / "g.jsonl")) == 12
+    bad = subprocess.run([sys.executable, "-m", "popucom.cli", "arena", "greedy", "nonsense"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "unknown player 'nonsense'" in bad.stderr
+
+
+class GtpClient:
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "popucom.cli", "engine", *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def reply(self) -> str:
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "engine closed its output"
+            if line == "\n" and lines:
+                return "".join(lines).rstrip("\n")
+            if line != "\n":
+                lines.append(line)
+
+    def ask(self, line: str) -> str:
+        self.send(line)
+        return self.reply()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def test_engine_full_game_by_genmove() -> None:
+    engine = GtpClient("--player", "greedy")
+    try:
+        assert engine.ask("protocol_version") == "= 2"
+        assert engine.ask("7 name") == "=7 popucom"
+        commands = engine.ask("list_commands")
+        for c in ("genmove", "undo", "popucom-analyze", "popucom-set-position", "popucom-rules", "final_score"):
+            assert c in commands
+        assert engine.ask("known_command popucom-rules") == "= true"
+        moves = []
+        for ply in range(50):
+            reply = engine.ask(f"genmove {'b' if ply % 2 == 0 else 'w'}")
+            if reply.startswith("? the game is over"):
+                break
+            assert reply.startswith("= "), reply
+            moves.append(reply[2:])
+        game = popucom.Game.from_record(" ".join(moves))
+        assert game.is_over
+        score = engine.ask("final_score")
+        assert score == "= 0" or score[2] in "BW", score
+        assert engine.ask("quit") == "="
+    finally:
+        engine.close()
+
+
+def test_engine_illegal_input_and_undo() -> None:
+    engine = GtpClient("--player", "random")
+    try:
+        assert engine.ask("play b e5") == "="
+        assert engine.ask("play b e6").startswith("? illegal move: it is White's turn")
+        assert engine.ask("play w e5").startswith("? illegal move: e5 already holds a stone")
+        assert engine.ask("play w j9").startswith("? cannot read move 'j9'")
+        assert engine.ask("frobnicate").startswith("? unknown command")
+        assert engine.ask("boardsize 19").startswith("? unacceptable size")
+        assert engine.ask("komi 2.5").startswith("? komi must be a whole number")
+        assert engine.ask("final_score").startswith("? the game is not over")
+        assert engine.ask("popucom-set-position e5 d4 zz").startswith("? record move 3")
+        assert engine.ask("undo") == "="
+        assert engine.ask("undo").startswith("? cannot undo")
+        assert engine.ask("popucom-set-position e5 d4") == "="
+        board = engine.ask("showboard")
+        assert "White" not in board.splitlines()[-1] or "Black to move" in board
+        assert engine.ask("genmove w").startswith("? it is Black's turn")
+        assert engine.ask("popucom-analyze").startswith("? analysis needs a model player")
+        rules = json.loads(engine.ask("popucom-rules")[2:])
+        assert rules["board_size"] == 9 and rules["moves_per_player"] == 25
+    finally:
+        engine.close()
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from popucom.nn import PopucomNet, preset
+    from popucom.nn.export import export_onnx
+
+    return export_onnx(PopucomNet(preset("tiny")).eval(), tmp_path_factory.mktemp("m") / "tiny.onnx")
+
+
+def test_engine_streams_analysis_until_the_next_command(tiny_model) -> None:
+    engine = GtpClient("--player", str(tiny_model), "--visits", "32")
+    try:
+        assert engine.ask("play b e5") == "="
+        engine.send("popucom-analyze 10")
+        assert engine.proc.stdout.readline().strip() == "="
+        info = engine.proc.stdout.readline()
+        assert info.startswith("info move ") and " visits " in info and " winrate " in info and " pv " in info
+        time.sleep(0.3)
+        engine.send("name")  # any command stops the analysis
+        lines = []
+        while True:
+            line = engine.proc.stdout.readline()
+            if line == "\n":
+                break
+            lines.append(line)
+        assert all(line.startswith("info move ") for line in lines)
+        assert engine.reply() == "= popucom"
+        reply = engine.ask("genmove w")
+        assert reply.startswith("= ") and popucom.parse_square(reply[2:]) != popucom.parse_square("e5")
+    finally:
+        engine.close()
