@@ -65,7 +65,20 @@ def main() -> None:
     parser.add_argument("--preset", default="small")
     parser.add_argument("--data", type=Path, help="reuse or write the dataset here")
     parser.add_argument("--only", nargs="*", help="variants to run")
+    parser.add_argument("--inference-only", action="store_true",
+                        help="only measure CPU inference positions/s of each variant (untrained weights)")
     args = parser.parse_args()
+    if args.inference_only:
+        target = PopucomNet(preset(args.preset, **VARIANTS["attn_res"])).num_parameters()
+        for name in args.only or [*VARIANTS, "conv_resnet"]:
+            config = preset(args.preset, **VARIANTS.get(name, {}))
+            model = conv_matching(config, target) if name == "conv_resnet" else PopucomNet(config)
+            print(json.dumps({"benchmark": "arch_ablation_inference", "variant": name, "preset": args.preset,
+                              "parameters": model.num_parameters(),
+                              "cpu_inference_positions_per_s": round(inference_positions_per_s(model, repeats=9)),
+                              "batch": 256, "threads": torch.get_num_threads(), "machine": machine_info()}),
+                  flush=True)
+        return
 
     data = args.data or Path(tempfile.mkdtemp(prefix="popucom-ablation-"))
     if not list(data.glob("*.pcs")):

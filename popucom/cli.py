@@ -111,14 +111,11 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from .nn.export import export_onnx, max_abs_difference
-    from .nn.model import PopucomNet
-    from .train.trainer import load_checkpoint
+    from .train.trainer import load_network
 
     try:
-        ckpt = load_checkpoint(args.checkpoint)
-        net = PopucomNet(ckpt.model_config)
-        net.load_state_dict(ckpt.state["model"])
-        path = export_onnx(net.eval(), args.out, extra_metadata={"step": str(ckpt.step)})
+        net, ckpt = load_network(args.checkpoint)
+        path = export_onnx(net, args.out, extra_metadata={"step": str(ckpt.step)})
         diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
     except (ValueError, RuntimeError, FileNotFoundError) as e:
         return fail("export", e)

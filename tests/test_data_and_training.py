@@ -1,6 +1,5 @@
 """Shards, the replay window, the trainer, checkpoints and ONNX export."""
 
-import shutil
 
 import numpy as np
 import pytest

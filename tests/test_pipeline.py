@@ -1,7 +1,6 @@
 """End to end: the tiny pipeline, kill-and-resume, self-play details, komi."""
 
 import json
-import os
 import random
 import signal
 import subprocess

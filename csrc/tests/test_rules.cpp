@@ -7,24 +7,19 @@
 #include "../game/notation.h"
 #include "../game/playout.h"
 #include "../game/symmetry.h"
+#include "helpers.h"
 #include "testing.h"
 
 using namespace popucom;
 
 namespace {
 
-Bitboard sqs(const std::string& text) {
-  Bitboard b;
-  for (int sq : parse_record(text)) b.set(sq);
-  return b;
-}
-
 // A position with Black to move and the fewest moves made that fit the stones.
 Position black_to_move(const std::string& black, const std::string& white, const std::string& black_floors = "",
                        const std::string& white_floors = "", int32_t komi = 0) {
-  const Bitboard bs = sqs(black), ws = sqs(white);
+  const Bitboard bs = testing::squares(black), ws = testing::squares(white);
   const int made = std::max(bs.count(), ws.count());
-  return Position::from_parts(bs, ws, sqs(black_floors), sqs(white_floors), BLACK, MOVES_PER_PLAYER - made,
+  return Position::from_parts(bs, ws, testing::squares(black_floors), testing::squares(white_floors), BLACK, MOVES_PER_PLAYER - made,
                               MOVES_PER_PLAYER - made, komi);
 }
 
@@ -33,17 +28,17 @@ Position after(Position p, const std::string& move) {
   return p;
 }
 
-Bitboard row5() { return sqs("a5 b5 c5 d5 e5 f5 g5 h5 i5"); }
-Bitboard column_e() { return sqs("e1 e2 e3 e4 e5 e6 e7 e8 e9"); }
-Bitboard main_diagonal() { return sqs("a1 b2 c3 d4 e5 f6 g7 h8 i9"); }
+Bitboard row5() { return testing::squares("a5 b5 c5 d5 e5 f5 g5 h5 i5"); }
+Bitboard column_e() { return testing::squares("e1 e2 e3 e4 e5 e6 e7 e8 e9"); }
+Bitboard main_diagonal() { return testing::squares("a1 b2 c3 d4 e5 f6 g7 h8 i9"); }
 
 }  // namespace
 
 TEST(rules, horizontal_match_paints_row_until_opponent_stone) {
   const Position p = after(black_to_move("d5 f5", "b5"), "e5");
   CHECK(p.stones(BLACK).none());
-  CHECK(p.stones(WHITE) == sqs("b5"));
-  CHECK(p.floors(BLACK) == sqs("c5 d5 e5 f5 g5 h5 i5"));
+  CHECK(p.stones(WHITE) == testing::squares("b5"));
+  CHECK(p.floors(BLACK) == testing::squares("c5 d5 e5 f5 g5 h5 i5"));
   CHECK(p.floors(WHITE).none());
   CHECK_EQ(p.to_move(), WHITE);
   CHECK_EQ(p.moves_left(BLACK), 22);
@@ -60,7 +55,7 @@ TEST(rules, each_diagonal_matches) {
   CHECK(main.stones(BLACK).none());
   CHECK(main.floors(BLACK) == main_diagonal());
   const Position anti = after(black_to_move("f4 d6", ""), "e5");
-  CHECK(anti.floors(BLACK) == sqs("i1 h2 g3 f4 e5 d6 c7 b8 a9"));
+  CHECK(anti.floors(BLACK) == testing::squares("i1 h2 g3 f4 e5 d6 c7 b8 a9"));
 }
 
 TEST(rules, two_directions_at_once) {
@@ -73,53 +68,53 @@ TEST(rules, three_directions_at_once) {
   const Position p = after(black_to_move("e3 e4 d5 f5 c3 d4", "a1"), "e5");
   CHECK(p.stones(BLACK).none());
   // The white stone on a1 stops the diagonal paint at b2.
-  CHECK(p.floors(BLACK) == ((row5() | column_e() | main_diagonal()) & ~sqs("a1")));
-  CHECK(p.stones(WHITE) == sqs("a1"));
+  CHECK(p.floors(BLACK) == ((row5() | column_e() | main_diagonal()) & ~testing::squares("a1")));
+  CHECK(p.stones(WHITE) == testing::squares("a1"));
 }
 
 TEST(rules, run_of_four) {
   const Position p = after(black_to_move("a1 b1 d1", ""), "c1");
   CHECK(p.stones(BLACK).none());
-  CHECK(p.floors(BLACK) == sqs("a1 b1 c1 d1 e1 f1 g1 h1 i1"));
+  CHECK(p.floors(BLACK) == testing::squares("a1 b1 c1 d1 e1 f1 g1 h1 i1"));
 }
 
 TEST(rules, run_of_five) {
   const Position p = after(black_to_move("c7 d7 f7 g7 a7", "h7"), "e7");
   // a7 is not in the run (b7 is empty) but its floor is painted; h7 stops the paint.
-  CHECK(p.stones(BLACK) == sqs("a7"));
-  CHECK(p.floors(BLACK) == sqs("a7 b7 c7 d7 e7 f7 g7"));
+  CHECK(p.stones(BLACK) == testing::squares("a7"));
+  CHECK(p.floors(BLACK) == testing::squares("a7 b7 c7 d7 e7 f7 g7"));
 }
 
 TEST(rules, own_stones_do_not_stop_paint_and_get_painted) {
   const Position p = after(black_to_move("c5 d5 g5", ""), "e5");
-  CHECK(p.stones(BLACK) == sqs("g5"));
+  CHECK(p.stones(BLACK) == testing::squares("g5"));
   CHECK(p.floors(BLACK) == row5());
 }
 
 TEST(rules, two_in_a_row_does_not_match) {
   const Position p = after(black_to_move("d5", "f5"), "e5");
-  CHECK(p.stones(BLACK) == sqs("d5 e5"));
+  CHECK(p.stones(BLACK) == testing::squares("d5 e5"));
   CHECK(p.floors(BLACK).none());
 }
 
 TEST(rules, opponent_stones_never_removed_and_their_floors_unchanged) {
   const Position p = after(black_to_move("d5 f5", "c5 g5", "", "c5 g5"), "e5");
-  CHECK(p.stones(WHITE) == sqs("c5 g5"));
-  CHECK(p.floors(WHITE) == sqs("c5 g5"));
-  CHECK(p.floors(BLACK) == sqs("d5 e5 f5"));
+  CHECK(p.stones(WHITE) == testing::squares("c5 g5"));
+  CHECK(p.floors(WHITE) == testing::squares("c5 g5"));
+  CHECK(p.floors(BLACK) == testing::squares("d5 e5 f5"));
 }
 
 TEST(rules, repaints_opponent_floors) {
   const Position p = after(black_to_move("d5 f5", "a1", "", "a5 h5 i5 e9"), "e5");
   CHECK(p.floors(BLACK) == row5());
-  CHECK(p.floors(WHITE) == sqs("e9"));
+  CHECK(p.floors(WHITE) == testing::squares("e9"));
 }
 
 TEST(rules, white_matches_too) {
-  Position p = Position::from_parts(sqs("a1"), sqs("d5 f5"), Bitboard(), Bitboard(), WHITE, 22, 23, 0);
+  Position p = Position::from_parts(testing::squares("a1"), testing::squares("d5 f5"), Bitboard(), Bitboard(), WHITE, 22, 23, 0);
   p.play_unchecked(parse_square("e5"));
   CHECK(p.floors(WHITE) == row5());
-  CHECK(p.stones(BLACK) == sqs("a1"));
+  CHECK(p.stones(BLACK) == testing::squares("a1"));
   CHECK_EQ(p.to_move(), BLACK);
 }
 
@@ -170,7 +165,7 @@ TEST(rules, no_legal_move_loss_real_game) {
 TEST(rules, moves_exhausted_draw_and_komi) {
   // White's last move; floors 1 each afterwards.
   const auto last = [](int32_t komi) {
-    Position p = Position::from_parts(Bitboard(), Bitboard(), sqs("a1"), sqs("i9"), WHITE, 0, 1, komi);
+    Position p = Position::from_parts(Bitboard(), Bitboard(), testing::squares("a1"), testing::squares("i9"), WHITE, 0, 1, komi);
     p.play_unchecked(parse_square("e5"));
     return p;
   };
@@ -183,11 +178,11 @@ TEST(rules, moves_exhausted_draw_and_komi) {
 }
 
 TEST(rules, from_parts_rejects_inconsistent_positions) {
-  CHECK_THROWS(Position::from_parts(sqs("a1"), sqs("a1"), {}, {}, BLACK, 24, 24, 0), std::invalid_argument);
-  CHECK_THROWS(Position::from_parts(sqs("a1"), {}, {}, sqs("a1"), BLACK, 24, 24, 0), std::invalid_argument);
+  CHECK_THROWS(Position::from_parts(testing::squares("a1"), testing::squares("a1"), {}, {}, BLACK, 24, 24, 0), std::invalid_argument);
+  CHECK_THROWS(Position::from_parts(testing::squares("a1"), {}, {}, testing::squares("a1"), BLACK, 24, 24, 0), std::invalid_argument);
   CHECK_THROWS(Position::from_parts({}, {}, {}, {}, BLACK, 25, 24, 0), std::invalid_argument);
   CHECK_THROWS(Position::from_parts({}, {}, {}, {}, BLACK, 26, 26, 0), std::invalid_argument);
-  CHECK_THROWS(Position::from_parts(sqs("a1 a2 a3"), {}, {}, {}, BLACK, 24, 24, 0), std::invalid_argument);
+  CHECK_THROWS(Position::from_parts(testing::squares("a1 a2 a3"), {}, {}, {}, BLACK, 24, 24, 0), std::invalid_argument);
 }
 
 TEST(rules, notation) {

@@ -8,22 +8,17 @@
 #include "../game/notation.h"
 #include "../search/bots.h"
 #include "../search/multi_search.h"
+#include "helpers.h"
 #include "testing.h"
 
 using namespace popucom;
 
 namespace {
 
-Bitboard sqs(const std::string& text) {
-  Bitboard b;
-  for (int sq : parse_record(text)) b.set(sq);
-  return b;
-}
-
 // Black's last move (then White's last): only c5 completes b5-c5-d5 and
 // paints row 5, turning a 2-floor deficit into a win; every other move loses.
 Position endgame() {
-  return Position::from_parts(sqs("b5 d5"), sqs("a1 i9"), sqs("a9"), sqs("a2 b2 c2"), BLACK, 1, 1, 0);
+  return Position::from_parts(testing::squares("b5 d5"), testing::squares("a1 i9"), testing::squares("a9"), testing::squares("a2 b2 c2"), BLACK, 1, 1, 0);
 }
 
 // An evaluator that knows the exact result (alpha-beta) with uniform priors.

@@ -53,12 +53,8 @@ def load_evaluator(spec: PlayerSpec, device: str = "cpu", threads: int = 1) -> E
         return OnnxEvaluator(spec.source, device=device, threads=threads)
     if spec.kind == "checkpoint":
         from ..infer.torch_backend import TorchEvaluator
-        from ..nn.model import PopucomNet
-        from ..train.trainer import load_checkpoint
-        ckpt = load_checkpoint(spec.source)
-        net = PopucomNet(ckpt.model_config)
-        net.load_state_dict(ckpt.state["model"])
-        return TorchEvaluator(net, device=device)
+        from ..train.trainer import load_network
+        return TorchEvaluator(load_network(spec.source)[0], device=device)
     raise ValueError(f"{spec.name} is not a network player")
 
 

@@ -75,7 +75,7 @@ class PopucomNet(nn.Module):
         for i, (f, hc) in enumerate(zip(self.sublayers, self.hyper)):
             outputs = []
 
-            def branch(read: torch.Tensor, f: nn.Module = f, i: int = i) -> torch.Tensor:
+            def branch(read: torch.Tensor, f: nn.Module = f, i: int = i, outputs: list = outputs) -> torch.Tensor:
                 v = f(self.depth.mix(i, sources + [read], scores + [self.depth.score(read)]))
                 outputs.append(v)
                 return v

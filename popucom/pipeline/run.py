@@ -24,7 +24,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .. import _core
 from ..arena.match import GameRecord, make_openings, play_match, read_records, summarize
 from ..arena.players import Player
 from ..arena.ratings import SPRT, rate_players
@@ -89,13 +88,9 @@ def make_evaluator(config: PipelineConfig, run: RunDir, k: int, log=print):
         import torch
 
         from ..infer.torch_backend import TorchEvaluator
-        from ..nn.model import PopucomNet
-        from ..train.trainer import load_checkpoint
+        from ..train.trainer import load_network
         torch.set_num_threads(threads)
-        ckpt = load_checkpoint(run.checkpoint(k), expect=config.model)
-        net = PopucomNet(ckpt.model_config)
-        net.load_state_dict(ckpt.state["model"])
-        evaluator = TorchEvaluator(net, device=config.device)
+        evaluator = TorchEvaluator(load_network(run.checkpoint(k), expect=config.model)[0], device=config.device)
     elif config.backend == "trt":
         from ..infer.trt_backend import TensorRTEvaluator
         evaluator = TensorRTEvaluator(run.model(k), run.root / "engines",
@@ -165,13 +160,10 @@ def stage_export(config: PipelineConfig, run: RunDir, k: int, log) -> None:
     if run.model(k + 1).exists():
         return
     from ..nn.export import export_onnx
-    from ..nn.model import PopucomNet
-    from ..train.trainer import load_checkpoint
+    from ..train.trainer import load_network
 
-    ckpt = load_checkpoint(run.checkpoint(k + 1), expect=config.model)
-    net = PopucomNet(ckpt.model_config)
-    net.load_state_dict(ckpt.state["model"])
-    export_onnx(net.eval(), run.model(k + 1), extra_metadata={"iteration": str(k + 1), "step": str(ckpt.step)})
+    net, ckpt = load_network(run.checkpoint(k + 1), expect=config.model)
+    export_onnx(net, run.model(k + 1), extra_metadata={"iteration": str(k + 1), "step": str(ckpt.step)})
     log(f"[iter {k}] exported {run.model(k + 1).relative_to(run.root)}")
 
 
@@ -258,12 +250,8 @@ def run_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | 
         Trainer(config.model, config.train, log_dir=None).save(run.checkpoint(0))
     if not run.model(0).exists():
         from ..nn.export import export_onnx
-        from ..nn.model import PopucomNet
-        from ..train.trainer import load_checkpoint
-        ckpt = load_checkpoint(run.checkpoint(0))
-        net = PopucomNet(ckpt.model_config)
-        net.load_state_dict(ckpt.state["model"])
-        export_onnx(net.eval(), run.model(0), extra_metadata={"iteration": "0", "step": "0"})
+        from ..train.trainer import load_network
+        export_onnx(load_network(run.checkpoint(0))[0], run.model(0), extra_metadata={"iteration": "0", "step": "0"})
     k = run.latest_model()
     while iterations is None or k < iterations:
         start = time.perf_counter()

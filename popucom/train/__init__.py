@@ -1,6 +1,6 @@
 """Training: the replay window over shard files, losses, Muon + AdamW, checkpoints."""
 
-from .trainer import Checkpoint, TrainConfig, Trainer, load_checkpoint
+from .trainer import Checkpoint, TrainConfig, Trainer, load_checkpoint, load_network
 from .window import Batch, ReplayWindow
 
-__all__ = ["Batch", "Checkpoint", "ReplayWindow", "TrainConfig", "Trainer", "load_checkpoint"]
+__all__ = ["Batch", "Checkpoint", "ReplayWindow", "TrainConfig", "Trainer", "load_checkpoint", "load_network"]

@@ -137,6 +137,14 @@ def load_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> Chec
     return Checkpoint(model_config, TrainConfig.from_dict(state["train_config"]), int(state["step"]), state)
 
 
+def load_network(path: str | Path, expect: ModelConfig | None = None) -> tuple[PopucomNet, Checkpoint]:
+    """The network of a checkpoint (eval mode) and the checkpoint itself."""
+    ckpt = load_checkpoint(path, expect=expect)
+    net = PopucomNet(ckpt.model_config)
+    net.load_state_dict(ckpt.state["model"])
+    return net.eval(), ckpt
+
+
 class Trainer:
     def __init__(self, model_config: ModelConfig, train_config: TrainConfig | None = None,
                  device: str | torch.device = "cpu", log_dir: str | Path | None = None,

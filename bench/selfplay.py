@@ -1,0 +1,79 @@
+"""Self-play throughput per backend: positions/s, games/s, NN evals/s, mean batch,
+and the share of wall time inside the network call. One JSON line per backend.
+
+Usage: python bench/selfplay.py [--preset small] [--games 64] [--backends onnx torch trt]
+On a GPU machine: python bench/selfplay.py --preset base --device cuda --backends torch trt
+"""
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+
+from popucom.benchmarks import machine_info
+from popucom.nn import PopucomNet, preset
+from popucom.nn.export import export_onnx
+from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
+
+
+def make_evaluator(backend: str, net: PopucomNet, onnx_path: Path, device: str, threads: int, cache: Path):
+    if backend == "onnx":
+        from popucom.infer.onnx_backend import OnnxEvaluator
+        return OnnxEvaluator(onnx_path, device=device, threads=threads)
+    if backend == "torch":
+        from popucom.infer.torch_backend import TorchEvaluator
+        torch.set_num_threads(threads)
+        return TorchEvaluator(net, device=device)
+    if backend == "trt":
+        from popucom.infer.trt_backend import TensorRTEvaluator
+        return TensorRTEvaluator(onnx_path, cache, max_batch=4096)
+    raise ValueError(backend)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--preset", default="small")
+    parser.add_argument("--games", type=int, default=64)
+    parser.add_argument("--concurrent", type=int, default=64)
+    parser.add_argument("--full-visits", type=int, default=48)
+    parser.add_argument("--fast-visits", type=int, default=12)
+    parser.add_argument("--leaves-per-game", type=int, default=4)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--backends", nargs="+", default=["onnx", "torch"])
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    net = PopucomNet(preset(args.preset)).eval()
+    tmp = Path(tempfile.mkdtemp(prefix="popucom-bench-"))
+    onnx_path = export_onnx(net, tmp / "model.onnx")
+    config = SelfPlayConfig(concurrent_games=args.concurrent, full_visits=args.full_visits,
+                            fast_visits=args.fast_visits, leaves_per_game=args.leaves_per_game,
+                            games_per_chunk=10_000)
+    for backend in args.backends:
+        try:
+            evaluator = make_evaluator(backend, net, onnx_path, args.device, args.threads, tmp / "engines")
+        except (RuntimeError, ImportError) as e:
+            print(json.dumps({"benchmark": "selfplay", "backend": backend, "skipped": str(e)}), flush=True)
+            continue
+        stats = run_selfplay(evaluator, config, tmp / backend, "bench", args.games, KomiSampler(), progress=False,
+                             seed=1)
+        s = stats.summary()
+        print(json.dumps({
+            "benchmark": "selfplay", "backend": backend, "device": args.device, "preset": args.preset,
+            "parameters": net.num_parameters(), "games": s["games"],
+            "games_per_s": round(s["games_per_s"], 3), "positions_per_s": round(s["positions_per_s"], 1),
+            "moves_per_s": round(s["moves_per_s"], 1), "nn_evals_per_s": round(s["nn_evals_per_s"]),
+            "mean_batch": round(s["mean_batch"], 1), "max_batch": s["max_batch"],
+            "network_share_of_wall_time": round(s["eval_share"], 4),
+            "cache_hit_rate": round(s["cache_hit_rate"], 4), "seconds": round(s["seconds"], 1),
+            "visits": [args.full_visits, args.fast_visits], "threads": args.threads,
+            "machine": machine_info(),
+        }), flush=True)
+
+
+if __name__ == "__main__":
+    main()
