@@ -12,6 +12,7 @@ Squares = str | list[int] | list[str]
 BOARD_SIZE: int
 NUM_SQUARES: int
 MOVES_PER_PLAYER: int
+MAX_GAME_PLIES: int
 MATCH_LENGTH: int
 NUM_SYMMETRIES: int
 PACKED_WORDS: int

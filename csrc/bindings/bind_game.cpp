@@ -112,6 +112,7 @@ void bind_game(py::module_& m) {
   m.attr("BOARD_SIZE") = BOARD_SIZE;
   m.attr("NUM_SQUARES") = NUM_SQUARES;
   m.attr("MOVES_PER_PLAYER") = MOVES_PER_PLAYER;
+  m.attr("MAX_GAME_PLIES") = MAX_GAME_PLIES;
   m.attr("MATCH_LENGTH") = MATCH_LENGTH;
   m.attr("NUM_SYMMETRIES") = NUM_SYMMETRIES;
   m.attr("PACKED_WORDS") = PACKED_WORDS;

@@ -224,7 +224,11 @@ def run_selfplay(
 
     for slot in range(slots):
         start(slot)
-    bar = tqdm(total=games, desc=f"self-play {prefix}", unit="game", disable=not progress, dynamic_ncols=True)
+    # Games start together and end together, so the bar counts moves (about
+    # 50 - random plies per game) for a steady rate and an honest ETA.
+    expected_moves = games * (_core.MAX_GAME_PLIES - config.max_random_plies / 2)
+    bar = tqdm(total=round(expected_moves), desc=f"self-play {prefix}", unit="move", disable=not progress,
+               dynamic_ncols=True)
     begin = time.perf_counter()
     while stats.games < games:
         driver.step()
@@ -241,11 +245,11 @@ def run_selfplay(
             state.game.play(move)
             search.play(slot, move)
             stats.moves += 1
+            bar.update(1)
             if not state.game.is_over:
                 configure(slot, state)
                 continue
             finish(slot)
-            bar.update(1)
             del active[slot]
             if started < games:
                 start(slot)
@@ -254,8 +258,10 @@ def run_selfplay(
         elapsed = time.perf_counter() - begin
         t = driver.timings
         bar.set_postfix_str(
-            f"{stats.positions / max(elapsed, 1e-9):.0f} pos/s, {t.leaves / max(elapsed, 1e-9):.0f} evals/s, "
-            f"batch {t.mean_batch:.0f}/{search.max_batch}, cache {driver.cache.hit_rate:.0%}", refresh=False)
+            f"games {stats.games}/{games}, {stats.moves / max(elapsed, 1e-9):.1f} moves/s, "
+            f"{t.leaves / max(elapsed, 1e-9):.0f} evals/s, batch {t.mean_batch:.0f}/{search.max_batch}, "
+            f"cache {driver.cache.hit_rate:.0%}", refresh=False)
+    bar.n = bar.total if stats.games >= games else bar.n
     bar.close()
     flush()
     t = driver.timings
