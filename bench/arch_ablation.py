@@ -98,7 +98,8 @@ def main() -> None:
             model = conv_matching(config, transformer_params or PopucomNet(preset(args.preset)).num_parameters())
         else:
             model = PopucomNet(config)
-            transformer_params = transformer_params or PopucomNet(preset(args.preset, **VARIANTS["attn_res"])).num_parameters()
+            transformer_params = transformer_params or PopucomNet(
+                preset(args.preset, **VARIANTS["attn_res"])).num_parameters()
         torch.manual_seed(0)
         trainer = Trainer(config, train_config, model=model)
         trainer.rng = np.random.default_rng(0)  # every variant sees the same batches

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import popucom
+from popucom.data.positions import random_features
 from popucom.nn import PopucomNet, preset
 from popucom.nn.export import export_onnx
 
@@ -12,16 +13,7 @@ needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA G
 
 
 def batch(n: int) -> np.ndarray:
-    rng = np.random.default_rng(0)
-    packed = []
-    for _ in range(n):
-        game = popucom.Game()
-        for _ in range(int(rng.integers(0, 40))):
-            game.play(int(rng.choice(game.legal_moves())))
-        packed.append(game.position.pack())
-    out = np.empty((n, popucom.NUM_FEATURE_PLANES, 9, 9), np.float32)
-    popucom.encode_batch(np.stack(packed), out)
-    return out
+    return random_features(n, seed=0, max_plies=40)
 
 
 @pytest.fixture(scope="module")

@@ -2,27 +2,18 @@
 
 import math
 
-import numpy as np
 import pytest
 import torch
 
 import popucom
+from popucom.data.positions import random_features
 from popucom.nn import PopucomNet, preset
 from popucom.nn.layers import PoPEAttention, sinkhorn
 from popucom.nn.model import LEGAL_PLANE
 
 
 def features(batch: int = 4, seed: int = 0) -> torch.Tensor:
-    rng = np.random.default_rng(seed)
-    packed = []
-    for _ in range(batch):
-        game = popucom.Game()
-        for _ in range(int(rng.integers(0, 30))):
-            game.play(int(rng.choice(game.legal_moves())))
-        packed.append(game.position.pack())
-    out = np.empty((batch, popucom.NUM_FEATURE_PLANES, 9, 9), np.float32)
-    popucom.encode_batch(np.stack(packed), out)
-    return torch.from_numpy(out)
+    return torch.from_numpy(random_features(batch, seed, max_plies=30))
 
 
 def test_presets() -> None:

@@ -86,20 +86,10 @@ def check_metadata(metadata: dict[str, str], path: str | Path) -> None:
 
 def max_abs_difference(net: PopucomNet, onnx_path: str | Path, batch: int, seed: int = 0) -> float:
     """Largest output difference between PyTorch and onnxruntime on real positions."""
+    from ..data.positions import random_features
     from ..infer.onnx_backend import OnnxEvaluator
 
-    rng = np.random.default_rng(seed)
-    positions = []
-    while len(positions) < batch:
-        game = _core.Game(int(rng.integers(-5, 6)))
-        for _ in range(int(rng.integers(0, 45))):
-            if game.is_over:
-                break
-            game.play(int(rng.choice(game.legal_moves())))
-        if not game.is_over:
-            positions.append(game.position.pack())
-    features = np.empty((batch, _core.NUM_FEATURE_PLANES, 9, 9), np.float32)
-    _core.encode_batch(np.stack(positions), features)
+    features = random_features(batch, seed, komi_range=5)
     with torch.no_grad():
         expected = ExportWrapper(net).eval()(torch.from_numpy(features))
     got = OnnxEvaluator(onnx_path, threads=1).run_all(features)

@@ -118,7 +118,8 @@ class PopucomNet(nn.Module):
         params = []
         for f in self.sublayers:
             inner = f.inner
-            layers = [inner.q, inner.k, inner.v, inner.out] if isinstance(inner, PoPEAttention) else [inner.up, inner.down]
+            attention = isinstance(inner, PoPEAttention)
+            layers = [inner.q, inner.k, inner.v, inner.out] if attention else [inner.up, inner.down]
             params.extend(layer.weight for layer in layers)
         return params
 

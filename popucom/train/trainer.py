@@ -65,7 +65,8 @@ def lr_factor(step: int, config: TrainConfig) -> float:
     return config.min_lr_ratio + (1 - config.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-def losses(out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor], config: ModelConfig) -> dict[str, torch.Tensor]:
+def losses(out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
+           config: ModelConfig) -> dict[str, torch.Tensor]:
     """Every loss term (unweighted) and the weighted total."""
     w = config.loss_weights
     full = batch["full_search"]
