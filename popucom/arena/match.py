@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -171,8 +170,3 @@ def summarize(records: list[GameRecord], a: str, b: str) -> dict:
             out[key]["draws"] += 1
     return out
 
-
-def timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    result = fn(*args, **kwargs)
-    return result, time.perf_counter() - start
