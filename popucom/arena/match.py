@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .. import _core
+from ..data.records import outcome_fields, to_jsonl
 from .players import Player
 
-RESULT_NAMES = {_core.Result.BLACK_WIN: "black", _core.Result.WHITE_WIN: "white", _core.Result.DRAW: "draw"}
 
 
 @dataclass
@@ -122,10 +122,12 @@ def play_match(a: Player, b: Player, openings: list[list[int]], komi: int = 0, p
         final = game.position
         records.append(GameRecord(
             black=colours[g][0].name, white=colours[g][1].name, moves=game.record, komi=komi,
-            result=RESULT_NAMES[final.result], score=final.score,
-            end="no_legal_move" if final.end_reason == _core.EndReason.NO_LEGAL_MOVE else "moves_exhausted",
-            opening_plies=len(openings[g // 2])))
+            **outcome_fields(final), opening_plies=len(openings[g // 2])))
     return records
+
+
+def records_jsonl(records: list[GameRecord]) -> str:
+    return to_jsonl(asdict(r) for r in records)
 
 
 def append_records(path: str | Path, records: list[GameRecord]) -> None:
@@ -133,7 +135,7 @@ def append_records(path: str | Path, records: list[GameRecord]) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:
-        f.write("".join(json.dumps(asdict(r)) + "\n" for r in records))
+        f.write(records_jsonl(records))
         f.flush()
 
 

@@ -24,7 +24,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ..arena.match import GameRecord, make_openings, play_match, read_records, summarize
+from ..arena.match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
 from ..arena.players import Player
 from ..arena.ratings import SPRT, rate_players
 from ..data.shards import ShardError, read_shard
@@ -193,7 +193,7 @@ def stage_evaluate(config: PipelineConfig, run: RunDir, k: int, progress: bool, 
     records += play_match(new, Player(ev.baseline, n, bot=ev.baseline, seed=k), openings, progress=progress,
                           desc=f"eval vs {ev.baseline}")
     games_path = path.with_suffix(".games.jsonl")
-    write_text_atomic(games_path, "".join(json.dumps(r.__dict__) + "\n" for r in records))
+    write_text_atomic(games_path, records_jsonl(records))
     everything: list[GameRecord] = []
     for f in sorted((run.root / "eval").glob("iter_*.games.jsonl")):
         everything += read_records(f)

@@ -16,7 +16,6 @@ loses at most the chunk in progress and never leaves half a file.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import time
@@ -26,12 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..data.shards import concat_samples, samples_from_game, write_shard
+from ..data.records import outcome_fields, to_jsonl
+from ..data.shards import FIELDS, concat_samples, samples_from_game, write_shard
 from ..fileio import write_text_atomic
 from ..search import BatchedSearch, Evaluator
 from .komi import KomiSampler
 
-RESULT_NAMES = {_core.Result.BLACK_WIN: "black", _core.Result.WHITE_WIN: "white", _core.Result.DRAW: "draw"}
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,6 @@ def pruned_policy_target(infos: list[dict], parent_visits: int, c_puct: float, f
 
 def empty_rows() -> dict[str, np.ndarray]:
     """A chunk whose games had no full-search move still commits its records."""
-    from ..data.shards import FIELDS
     return {name: np.zeros((0, *shape), dtype=dtype) for name, (dtype, shape, _) in FIELDS.items()}
 
 
@@ -190,7 +188,7 @@ def run_selfplay(
             return
         name = f"{prefix}-{chunk:05d}"
         # Records first, shard last: the shard's arrival commits the chunk.
-        write_text_atomic(out_dir / f"{name}.games.jsonl", "".join(json.dumps(r) + "\n" for r in finished_records))
+        write_text_atomic(out_dir / f"{name}.games.jsonl", to_jsonl(finished_records))
         write_shard(out_dir / f"{name}.pcs", concat_samples(finished_rows) if finished_rows else empty_rows(),
                     meta={"model": model_name, "games": len(finished_records)})
         if komi_path is not None:
@@ -203,8 +201,8 @@ def run_selfplay(
         state = active[slot]
         final = state.game.position
         result = final.result
-        no_legal_move = final.end_reason == _core.EndReason.NO_LEGAL_MOVE
-        komi.record(final.score, RESULT_NAMES[result] if no_legal_move else None)
+        outcome = outcome_fields(final)
+        komi.record(final.score, outcome["result"] if outcome["end"] == "no_legal_move" else None)
         stats.games += 1
         stats.black_wins += result == _core.Result.BLACK_WIN
         stats.white_wins += result == _core.Result.WHITE_WIN
@@ -215,9 +213,7 @@ def run_selfplay(
                                                    rng.getrandbits(64)))
             stats.positions += n
         finished_records.append({
-            "moves": state.game.record, "komi": final.komi, "result": RESULT_NAMES[result],
-            "score": final.score, "end": "no_legal_move" if no_legal_move else "moves_exhausted",
-            "random_plies": state.random_plies, "black": model_name, "white": model_name,
+            "moves": state.game.record, "komi": final.komi, **outcome, "random_plies": state.random_plies, "black": model_name, "white": model_name,
         })
         if len(finished_records) >= config.games_per_chunk:
             flush()
