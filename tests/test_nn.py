@@ -102,3 +102,34 @@ def test_muon_takes_only_hidden_matrices() -> None:
     ids = {id(p) for p in muon}
     assert id(net.embed.weight) not in ids and id(net.token_head.weight) not in ids
     assert all(id(p) not in ids for p in net.value_head.parameters())
+
+
+def perturbed(net: PopucomNet, scale: float = 0.05, seed: int = 0) -> PopucomNet:
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(torch.randn(p.shape, generator=generator) * scale)
+    return net.eval()
+
+
+@pytest.mark.parametrize("attn_res, mhc", [(False, False), (True, False), (False, True)])
+def test_network_sees_absolute_position(attn_res: bool, mhc: bool) -> None:
+    """On the empty board every input plane is the same on every cell and PoPE is relative:
+    without absolute positions all 81 policy logits are equal for any weights."""
+    x = torch.from_numpy(popucom.encode_position(popucom.Position()))[None]
+    with torch.no_grad():
+        with_positions = perturbed(PopucomNet(preset("tiny", attn_res=attn_res, mhc=mhc)))(x)["policy_logits"]
+        without = perturbed(PopucomNet(preset("tiny", attn_res=attn_res, mhc=mhc, absolute_positions=False)))(x)
+    assert float(without["policy_logits"].std()) < 1e-4
+    assert float(with_positions.std()) > 1e-2
+
+
+def test_no_weight_decay_on_phase_bias_and_gains() -> None:
+    from popucom.train.trainer import Trainer
+
+    trainer = Trainer(preset("tiny"))
+    decay_of = {id(p): group["weight_decay"] for group in trainer.adamw.param_groups for p in group["params"]}
+    for name, p in trainer.model.named_parameters():
+        if name.endswith(("delta", "cell_embedding", "gamma", "bias")) or p.ndim < 2:
+            assert decay_of.get(id(p), 0.0) == 0.0, name
+    assert any(decay > 0 for decay in decay_of.values())

@@ -15,10 +15,16 @@ from .. import _core
 @dataclass(frozen=True)
 class LossWeights:
     policy: float = 1.0
-    soft_policy: float = 1.0  # KataGo's auxiliary target pi^(1/4); weight per cross-entropy term
+    # KataGo's auxiliary target pi^(1/4). Its cross-entropy is small (a flat target), so
+    # KataGo and the reference project weight it 8 to make it count.
+    soft_policy: float = 8.0
     value: float = 1.0  # win/draw/loss cross-entropy
-    score: float = 0.02  # Huber on the final margin, in floors
-    ownership: float = 0.5  # mean squared error of the final floor map
+    # Huber on the final margin in floors, width `score_huber_delta`. At 0.02 the score
+    # term sent the trunk 4x the policy's gradient at initialisation; KataGo's weight
+    # is ~0.0015 at a ~12-point width.
+    score: float = 0.002
+    score_huber_delta: float = 12.0
+    ownership: float = 0.25  # mean squared error of the final floor map
 
 
 @dataclass(frozen=True)
@@ -33,10 +39,16 @@ class ModelConfig:
     mhc_streams: int = 4
     sinkhorn_iters: int = 10
     head_hidden: int = 64  # width of the value/score head MLPs
-    layer_scale_init: float = 0.1
-    # PoPE frequencies for a 9-cell axis: geometric from neighbour to whole-board scale.
+    # 1.0: with attention residuals a 0.1 start leaves the trunk an almost per-cell linear
+    # model (sub-layer outputs 15x smaller than the embedding) and learned slower in A/B runs.
+    layer_scale_init: float = 1.0
+    # PoPE frequencies for a 9-cell axis, geometric from neighbour scale down to a
+    # near-zero one (1 degree per cell) so some components attend by content at any distance.
     pope_theta_max: float = 1.5707963267948966  # pi / 2 per cell
-    pope_theta_min: float = 0.17453292519943295  # 2 pi / 36 per cell
+    pope_theta_min: float = 0.017453292519943295  # 2 pi / 360 per cell
+    # PoPE is relative and the input planes are translation-invariant on an empty board:
+    # a learned per-cell embedding tells the network where the edges are.
+    absolute_positions: bool = True
     feature_version: int = _core.FEATURE_VERSION
     input_planes: int = _core.NUM_FEATURE_PLANES
     loss_weights: LossWeights = field(default_factory=LossWeights)

@@ -35,6 +35,7 @@ class PopucomNet(nn.Module):
         self.config = c = config
         d = c.d_model
         self.embed = nn.Linear(c.input_planes, d)
+        self.cell_embedding = nn.Parameter(torch.randn(_core.NUM_SQUARES, d) * 0.1) if c.absolute_positions else None
         self.sublayers = nn.ModuleList()
         for _ in range(c.layers):
             self.sublayers.append(SubLayer(d, PoPEAttention(d, c.heads, c.pope_theta_max, c.pope_theta_min),
@@ -88,6 +89,8 @@ class PopucomNet(nn.Module):
     def trunk(self, features: torch.Tensor) -> torch.Tensor:
         tokens = features.flatten(2).transpose(1, 2)  # (N, 81, planes)
         h0 = self.embed(tokens)
+        if self.cell_embedding is not None:
+            h0 = h0 + self.cell_embedding.to(h0.dtype)
         if self.hyper is not None:
             return self._mhc(h0)
         if self.depth is not None:

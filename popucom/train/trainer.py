@@ -80,7 +80,7 @@ def losses(out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
         "policy": (policy * full).sum() / denom,
         "soft_policy": (soft * full).sum() / denom,
         "value": F.cross_entropy(out["wdl_logits"].float(), batch["outcome"]),
-        "score": F.huber_loss(out["score"].float(), batch["score"], delta=10.0),
+        "score": F.huber_loss(out["score"].float(), batch["score"], delta=w.score_huber_delta),
         "ownership": F.mse_loss(out["ownership"].float(), batch["ownership"]),
     }
     terms["total"] = (w.policy * terms["policy"] + w.soft_policy * terms["soft_policy"] + w.value * terms["value"]
@@ -146,6 +146,20 @@ def load_network(path: str | Path, expect: ModelConfig | None = None) -> tuple[P
     return net.eval(), ckpt
 
 
+def adamw_param_groups(model: torch.nn.Module, params: list[torch.nn.Parameter],
+                       weight_decay: float) -> list[dict[str, Any]]:
+    """Decay only the weight matrices. Decay on gains, biases, the per-cell embedding or
+    PoPE's phase bias delta pulls them to 0, where delta = 0 makes attention unable to
+    tell left from right."""
+    no_decay_names = ("delta", "cell_embedding", "queries", "gamma", "b_pre", "b_post", "b_res", "alpha")
+    names = {id(p): name for name, p in model.named_parameters()}
+    decay, keep = [], []
+    for p in params:
+        leaf = names.get(id(p), "").rsplit(".", 1)[-1]
+        (keep if p.ndim < 2 or leaf in no_decay_names else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": keep, "weight_decay": 0.0}]
+
+
 class Trainer:
     def __init__(self, model_config: ModelConfig, train_config: TrainConfig | None = None,
                  device: str | torch.device = "cpu", log_dir: str | Path | None = None,
@@ -165,7 +179,8 @@ class Trainer:
         c = self.config
         self.muon = torch.optim.Muon(muon_params, lr=c.lr, weight_decay=c.weight_decay,
                                      adjust_lr_fn="match_rms_adamw") if muon_params else None
-        self.adamw = torch.optim.AdamW(other, lr=c.lr, betas=c.adam_betas, weight_decay=c.weight_decay)
+        self.adamw = torch.optim.AdamW(adamw_param_groups(self.model, other, c.weight_decay), lr=c.lr,
+                                       betas=c.adam_betas)
         self.optimizers = [opt for opt in (self.muon, self.adamw) if opt is not None]
         self.autocast_dtype = torch.bfloat16 if self.device.type == "cuda" else None
         self.writer = None
