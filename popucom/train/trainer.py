@@ -11,9 +11,7 @@ cosine decay to min_lr_ratio at total_steps, then constant.
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
-import pickle
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,13 +22,10 @@ import torch
 import torch.nn.functional as F
 
 from .. import _core
-from ..fileio import write_bytes_atomic
 from ..nn.config import ModelConfig
 from ..nn.model import PopucomNet
+from .checkpoint_file import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, read_checkpoint, write_checkpoint  # noqa: F401
 from .window import Batch, ReplayWindow
-
-CHECKPOINT_FORMAT = "popucom-checkpoint"
-CHECKPOINT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -112,22 +107,18 @@ def describe_differences(a: dict, b: dict, prefix: str = "") -> list[str]:
 
 
 def load_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> Checkpoint:
-    """Reads a checkpoint; raises ValueError if it is corrupt or its model differs from `expect`."""
+    """Reads a checkpoint without running code from it (checkpoint_file.py); raises ValueError if it
+    is unsafe, corrupt, incomplete or its model differs from `expect`."""
     path = Path(path)
+    state = read_checkpoint(path)
+    for key, kind in (("model_config", dict), ("train_config", dict), ("step", int), ("model", dict)):
+        if not isinstance(state.get(key), kind):
+            raise ValueError(f"checkpoint {path} is incomplete: '{key}' is missing or not a {kind.__name__}")
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ValueError(f"cannot read checkpoint {path}: {e}") from e
-    try:
-        # Our own file format (it holds RNG states, which weights_only refuses).
-        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=False)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError, ImportError) as e:
-        raise ValueError(f"checkpoint {path} is corrupt or truncated ({type(e).__name__}: {e})") from e
-    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a popucom checkpoint")
-    if state.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"checkpoint {path} has version {state.get('version')}, this build reads {CHECKPOINT_VERSION}")
-    model_config = ModelConfig.from_dict(state["model_config"])
+        model_config = ModelConfig.from_dict(state["model_config"])
+        train_config = TrainConfig.from_dict(state["train_config"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"checkpoint {path} has a model or train config this build cannot read: {e}") from None
     if model_config.feature_version != _core.FEATURE_VERSION:
         raise ValueError(f"checkpoint {path} was trained on feature version {model_config.feature_version}, "
                          f"this build encodes version {_core.FEATURE_VERSION}")
@@ -135,14 +126,17 @@ def load_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> Chec
         diffs = describe_differences(model_config.to_dict(), expect.to_dict())
         if diffs:
             raise ValueError(f"checkpoint {path} is for a different model:\n  " + "\n  ".join(diffs))
-    return Checkpoint(model_config, TrainConfig.from_dict(state["train_config"]), int(state["step"]), state)
+    return Checkpoint(model_config, train_config, state["step"], state)
 
 
 def load_network(path: str | Path, expect: ModelConfig | None = None) -> tuple[PopucomNet, Checkpoint]:
     """The network of a checkpoint (eval mode) and the checkpoint itself."""
     ckpt = load_checkpoint(path, expect=expect)
     net = PopucomNet(ckpt.model_config)
-    net.load_state_dict(ckpt.state["model"])
+    try:
+        net.load_state_dict(ckpt.state["model"])
+    except RuntimeError as e:  # names or shapes that do not fit the model its config describes
+        raise ValueError(f"checkpoint {path} does not fit its own model config: {e}") from None
     return net.eval(), ckpt
 
 
@@ -272,9 +266,8 @@ class Trainer:
 
     # --- checkpoints --------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
+        """Tensors, arrays and JSON-able values only, so the file loads with weights_only=True."""
         return {
-            "format": CHECKPOINT_FORMAT,
-            "version": CHECKPOINT_VERSION,
             "model_config": self.model_config.to_dict(),
             "train_config": self.config.to_dict(),
             "step": self.step,
@@ -285,14 +278,12 @@ class Trainer:
                 "sampler": self.rng.bit_generator.state,
                 "torch": torch.get_rng_state(),
                 "python": random.getstate(),
-                "numpy": np.random.get_state(),
+                "numpy": np.random.get_state(legacy=False),
             },
         }
 
     def save(self, path: str | Path) -> Path:
-        buffer = io.BytesIO()
-        torch.save(self.state_dict(), buffer)
-        return write_bytes_atomic(path, buffer.getvalue())
+        return write_checkpoint(path, self.state_dict())
 
     @classmethod
     def resume(cls, path: str | Path, model_config: ModelConfig | None = None, device: str | torch.device = "cpu",
