@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import _core
+from ..infer import factory as infer
 from ..search import BatchedSearch, Evaluator
 
 DEFAULT_VISITS = 100
@@ -48,14 +49,10 @@ class PlayerSpec:
 
 
 def load_evaluator(spec: PlayerSpec, device: str = "cpu", threads: int = 1) -> Evaluator:
-    if spec.kind == "onnx":
-        from ..infer.onnx_backend import OnnxEvaluator
-        return OnnxEvaluator(spec.source, device=device, threads=threads)
-    if spec.kind == "checkpoint":
-        from ..infer.torch_backend import TorchEvaluator
-        from ..train.trainer import load_network
-        return TorchEvaluator(load_network(spec.source)[0], device=device)
-    raise ValueError(f"{spec.name} is not a network player")
+    """The network of a model player, through the one inference factory (popucom.infer)."""
+    if spec.kind not in ("onnx", "checkpoint"):
+        raise ValueError(f"{spec.name} is not a network player")
+    return infer.load_evaluator(spec.source, device=device, threads=threads)
 
 
 class Player:

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from .. import __version__, _core
 from ..arena.players import PlayerSpec, load_evaluator
-from ..search import analyze
+from ..search import GameSearch
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
 
@@ -30,6 +30,8 @@ class Engine:
                                      not player.endswith((".onnx", ".pt")) else f"{player}@visits={visits}")
         self.bot = _core.Bot(self.spec.source, seed=0) if self.spec.kind == "bot" else None
         self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
+        # One tree for the whole game, kept across both sides' moves (and reset by jumps).
+        self.search = GameSearch(self.evaluator) if self.evaluator is not None else None
         self.visits = self.spec.visits if self.bot is None else None
         self.seconds = seconds
         self.komi = komi
@@ -109,8 +111,9 @@ class Engine:
         if self.bot is not None:
             move = self.bot.select_move(position)
         else:
-            move = analyze(position, self.evaluator, visits=None if self.seconds else self.visits,
-                           seconds=self.seconds).best_move
+            self.search.set_position(position)
+            self.search.search(visits=None if self.seconds else self.visits, seconds=self.seconds)
+            move = self.search.choose_move()
         self.game.play(move)
         return _core.square_to_text(move)
 
@@ -146,8 +149,9 @@ class Engine:
         raise AssertionError("handled by the main loop")
 
     # --- streaming analysis ----------------------------------------------------------
-    def start_analysis(self, ident: str, args: list[str]) -> tuple[threading.Event, threading.Thread]:
-        if self.evaluator is None:
+    def start_analysis(self, ident: str, args: list[str]) -> threading.Event:
+        """Starts streaming; the caller sets the returned event and then stops self.search."""
+        if self.search is None:
             raise GtpError("analysis needs a model player (.onnx or .pt), not a bot")
         if self.game.is_over:
             raise GtpError("the game is over")
@@ -171,11 +175,9 @@ class Engine:
             if parts and not stop.is_set():
                 self.write(" ".join(parts) + "\n")
 
-        thread = threading.Thread(target=analyze, kwargs=dict(
-            position=position, evaluator=self.evaluator, visits=None, stop=stop, callback=report,
-            report_every_s=max(interval, 0.05)), daemon=True)
-        thread.start()
-        return stop, thread
+        self.search.set_position(position)
+        self.search.ponder(callback=report, report_every_s=max(interval, 0.05))
+        return stop
 
     # --- I/O -------------------------------------------------------------------------
     def write(self, text: str) -> None:
@@ -228,13 +230,13 @@ class Engine:
                 self.respond(ident, command, args)
                 continue
             try:
-                stop, thread = self.start_analysis(ident, args)
+                stop = self.start_analysis(ident, args)
             except GtpError as e:
                 self.write(f"?{ident} {e}\n\n")
                 continue
             nxt = lines.get()  # the analysis streams until the next command (or end of input) arrives
             stop.set()
-            thread.join()
+            self.search.stop()
             self.write("\n")
             if nxt is None:
                 return

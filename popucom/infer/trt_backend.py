@@ -10,6 +10,7 @@ never needs tensorrt.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -74,17 +75,46 @@ def build_engine(onnx_path: str | Path, cache_dir: str | Path, max_batch: int = 
     serialized = builder.build_serialized_network(network, config)
     if serialized is None:
         raise RuntimeError(f"TensorRT failed to build an engine for {onnx_path}")
+    # A plan cannot carry the model's metadata, so it travels beside it: a plan opened on its own
+    # (load_evaluator("x.plan")) is checked like the ONNX it came from.
+    sidecar = {**read_metadata(onnx_path), "max_batch": str(max_batch), "precision": precision}
+    write_bytes_atomic(plan_metadata_path(plan), json.dumps(sidecar).encode())
     return write_bytes_atomic(plan, bytes(serialized))
 
 
+def plan_metadata_path(plan: str | Path) -> Path:
+    return Path(plan).with_suffix(Path(plan).suffix + ".json")
+
+
+def read_plan_metadata(plan: str | Path) -> dict[str, str]:
+    """The metadata of the ONNX model a plan was built from (written by build_engine)."""
+    path = plan_metadata_path(plan)
+    try:
+        metadata = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{plan}: no readable model metadata at {path} ({e}); rebuild the engine with "
+                         "`popucom build-engine --model MODEL.onnx`, or open the ONNX model itself") from e
+    check_metadata(metadata, plan)
+    return metadata
+
+
 class TensorRTEvaluator:
-    def __init__(self, onnx_path: str | Path, cache_dir: str | Path, max_batch: int = 1024,
-                 precision: str = "fp16", log=print) -> None:
+    def __init__(self, onnx_path: str | Path | None, cache_dir: str | Path | None = None, max_batch: int = 1024,
+                 precision: str = "fp16", log=print, plan: str | Path | None = None) -> None:
+        """From an ONNX model (its engine built or found in cache_dir), or from a built `plan`
+        (onnx_path None; the plan's metadata sidecar says what it is)."""
         trt, torch = _require_gpu()
         self.torch = torch
-        self.metadata = read_metadata(onnx_path)
-        check_metadata(self.metadata, onnx_path)
-        self.plan = build_engine(onnx_path, cache_dir, max_batch, precision, log=log)
+        if plan is not None:
+            self.metadata = read_plan_metadata(plan)
+            self.plan = Path(plan)
+            max_batch = int(self.metadata.get("max_batch", max_batch))
+        else:
+            if cache_dir is None:
+                raise ValueError("TensorRTEvaluator needs a cache_dir for the engine built from the ONNX model")
+            self.metadata = read_metadata(onnx_path)
+            check_metadata(self.metadata, onnx_path)
+            self.plan = build_engine(onnx_path, cache_dir, max_batch, precision, log=log)
         self.runtime = trt.Runtime(trt.Logger(trt.Logger.WARNING))
         self.engine = self.runtime.deserialize_cuda_engine(self.plan.read_bytes())
         if self.engine is None:

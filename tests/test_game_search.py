@@ -1,0 +1,102 @@
+"""GameSearch (one game's tree kept across both players' moves) and the inference factory."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from popucom import Position, _core
+from popucom.infer import load_evaluator
+from popucom.search import GameSearch, TinyEvaluator
+
+
+def test_tree_is_kept_across_moves_and_reset_on_a_jump() -> None:
+    gs = GameSearch(TinyEvaluator())
+    first = gs.search(visits=400)
+    assert first.visits >= 400
+    best = first.moves[0]
+    gs.play(best["move"])
+    assert gs.visits == best["visits"] > 0  # the chosen move's subtree survived
+    # The opponent's reply, given as a position one move below the root, is advanced into.
+    reply = gs.result().moves[0]
+    gs.set_position(gs.position.play(reply["move"]))
+    assert gs.visits == reply["visits"] and gs.resets == 0
+    # Searching on counts the kept visits toward the budget.
+    assert gs.search(visits=reply["visits"] + 50).visits >= reply["visits"] + 50
+    # A jump to an unrelated position throws the tree away.
+    gs.set_position(Position().play("a1"))
+    assert gs.visits == 0 and gs.resets == 1
+    assert gs.position == Position().play("a1")
+
+
+def test_background_search_streams_snapshots_and_stops() -> None:
+    gs = GameSearch(TinyEvaluator())
+    snapshots, done = [], threading.Event()
+    started = time.perf_counter()
+    gs.start(callback=snapshots.append, on_done=lambda r: done.set())  # no budget: until stopped
+    while not snapshots:
+        time.sleep(0.001)
+    first_update = time.perf_counter() - started
+    time.sleep(0.15)
+    assert gs.running
+    gs.stop()
+    assert not gs.running and done.is_set()
+    assert first_update < 0.5
+    visits = [s.visits for s in snapshots]
+    assert visits == sorted(visits) and visits[-1] > visits[0]
+    # A stopped search can be resumed on the same tree.
+    assert gs.search(visits=visits[-1] + 10).visits >= visits[-1] + 10
+
+
+def test_time_budget_and_finished_game() -> None:
+    gs = GameSearch(TinyEvaluator())
+    started = time.perf_counter()
+    result = gs.search(seconds=0.1)
+    assert 0.1 <= time.perf_counter() - started < 1.0 and result.visits > 0
+    game = _core.Game.from_record("e5")
+    while not game.is_over:
+        game.play(game.legal_moves()[0])
+    gs.set_position(game.position)
+    with pytest.raises(ValueError, match="game is over"):
+        gs.start(visits=10)
+
+
+def test_factory_refuses_files_that_are_not_models(tmp_path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    with pytest.raises(ValueError, match="not a model file"):
+        load_evaluator(text)
+    fake_onnx = tmp_path / "fake.onnx"
+    fake_onnx.write_bytes(b"\x00garbage" * 10)
+    with pytest.raises(ValueError, match="fake.onnx"):
+        load_evaluator(fake_onnx)
+    fake_ckpt = tmp_path / "fake.pt"
+    fake_ckpt.write_bytes(b"PK\x03\x04 not really")
+    with pytest.raises(ValueError, match="fake.pt"):
+        load_evaluator(fake_ckpt)
+    with pytest.raises(FileNotFoundError):
+        load_evaluator(tmp_path / "missing.onnx")
+    with pytest.raises(ValueError, match="unknown backend"):
+        load_evaluator(fake_onnx, backend="tpu")
+
+
+def test_factory_loads_onnx_and_checkpoint(tmp_path) -> None:
+    pytest.importorskip("torch")
+    from popucom.data.positions import random_features
+    from popucom.nn.config import preset
+    from popucom.nn.export import export_onnx
+    from popucom.train import Trainer
+
+    trainer = Trainer(preset("tiny"))
+    ckpt = trainer.save(tmp_path / "tiny.pt")
+    onnx_path = export_onnx(trainer.model.eval(), tmp_path / "tiny.onnx")
+    features = random_features(4, seed=0)
+    from_onnx = load_evaluator(onnx_path)(features)
+    from_checkpoint = load_evaluator(ckpt)(features)
+    assert np.abs(from_onnx.policy_logits - from_checkpoint.policy_logits).max() < 1e-3
+    assert np.abs(from_onnx.score - from_checkpoint.score).max() < 1e-3
+    with pytest.raises(ValueError, match="export"):
+        load_evaluator(ckpt, backend="onnx")
+    with pytest.raises(ValueError, match="GPU"):
+        load_evaluator(onnx_path, backend="trt", device="cpu")
