@@ -18,7 +18,6 @@ from popucom.pipeline.config import PipelineConfig, pipeline_preset
 from popucom.pipeline.run import RunDir
 from popucom.search import TinyEvaluator
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
-from popucom.selfplay.worker import pruned_policy_target
 
 
 def selfplay_games(run: Path, iteration: int) -> list[dict]:
@@ -110,20 +109,6 @@ def test_selfplay_targets_and_records(tmp_path) -> None:
         position = popucom.Position.unpack(state)
         assert set(np.flatnonzero(target)) <= set(position.legal_moves())
     assert KomiSampler.load(tmp_path / "komi.json").games == 10
-
-
-def test_policy_target_pruning_takes_back_forced_visits() -> None:
-    infos = [
-        {"move": 0, "visits": 80, "prior": 0.5, "utility": 0.3},
-        {"move": 1, "visits": 10, "prior": 0.3, "utility": -0.5},  # only forced visits: pruned away
-        {"move": 2, "visits": 1, "prior": 0.1, "utility": 0.0},  # one visit: dropped
-        {"move": 3, "visits": 9, "prior": 0.1, "utility": 0.29},  # nearly as good as the best: kept
-    ]
-    target = pruned_policy_target(infos, 101, c_puct=1.1, forced_k=2.0)
-    assert target[2] == 0 and target[1] < 10 / 100 and target[3] > 0
-    assert abs(target.sum() - 1) < 1e-6
-    plain = pruned_policy_target(infos, 101, c_puct=1.1, forced_k=0.0)
-    assert np.allclose(plain[[0, 1, 2, 3]], [0.8, 0.1, 0.01, 0.09])
 
 
 def test_adaptive_komi_moves_towards_balance(tmp_path) -> None:

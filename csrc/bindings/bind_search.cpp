@@ -2,7 +2,10 @@
 // batched search, single-tree helpers and the baseline bots.
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
+#include <stdexcept>
+#include <string>
 
 #include "../eval/features.h"
 #include "../search/bots.h"
@@ -38,7 +41,32 @@ py::dict root_stats_dict(const RootStats& r) {
   return d;
 }
 
+// Holds an object's busy flag for the length of a call that releases the GIL:
+// a second thread calling in meanwhile gets a RuntimeError, not a corrupt tree.
+class ExclusiveUse {
+ public:
+  ExclusiveUse(std::atomic<bool>& flag, const char* what) : flag_(flag) {
+    if (flag_.exchange(true))
+      throw std::runtime_error(std::string(what) +
+                               " is in use by another thread; give each thread its own or serialise the calls");
+  }
+  ~ExclusiveUse() { flag_.store(false); }
+  ExclusiveUse(const ExclusiveUse&) = delete;
+  ExclusiveUse& operator=(const ExclusiveUse&) = delete;
+
+ private:
+  std::atomic<bool>& flag_;
+};
+
+const MultiSearch& idle(const MultiSearch& ms) {
+  if (ms.busy())
+    throw std::runtime_error("MultiSearch is in use by another thread (inside gather or backup); "
+                             "give each thread its own or serialise the calls");
+  return ms;
+}
+
 int checked_game(const MultiSearch& ms, int game) {
+  idle(ms);
   if (game < 0 || game >= ms.num_games())
     throw py::index_error("game " + std::to_string(game) + " out of range 0.." + std::to_string(ms.num_games() - 1));
   return game;
@@ -66,6 +94,9 @@ void bind_search(py::module_& m) {
       .def_readwrite("leaves_per_game", &SearchParams::leaves_per_game)
       .def_readwrite("virtual_loss", &SearchParams::virtual_loss)
       .def_readwrite("lcb_stdevs", &SearchParams::lcb_stdevs)
+      .def_readwrite("gumbel_actions", &SearchParams::gumbel_actions)
+      .def_readwrite("gumbel_c_visit", &SearchParams::gumbel_c_visit)
+      .def_readwrite("gumbel_c_scale", &SearchParams::gumbel_c_scale)
       .def("__repr__", [](const SearchParams& p) {
         return "SearchParams(c_puct=" + std::to_string(p.c_puct) + ", fpu_reduction=" + std::to_string(p.fpu_reduction) +
                ", root_noise=" + (p.root_noise ? "True" : "False") +
@@ -105,11 +136,13 @@ void bind_search(py::module_& m) {
       .def("set_visit_target", [](MultiSearch& ms, int g, int v) { ms.set_visit_target(checked_game(ms, g), v); },
            py::arg("game"), py::arg("visits"))
       .def("set_visit_targets", [](MultiSearch& ms, int v) {
+        idle(ms);
         for (int g = 0; g < ms.num_games(); ++g) ms.set_visit_target(g, v);
       }, py::arg("visits"))
       .def("done", [](const MultiSearch& ms, int g) { return ms.done(checked_game(ms, g)); }, py::arg("game"))
-      .def("all_done", &MultiSearch::all_done)
+      .def("all_done", [](const MultiSearch& ms) { return idle(ms).all_done(); })
       .def("done_games", [](const MultiSearch& ms) {
+        idle(ms);
         std::vector<int> out;
         for (int g = 0; g < ms.num_games(); ++g)
           if (ms.done(g)) out.push_back(g);
@@ -119,6 +152,7 @@ void bind_search(py::module_& m) {
         check_array(out, "out", py::dtype::of<float>(), {-1, features::NUM_PLANES, BOARD_SIZE, BOARD_SIZE}, true);
         auto* data = static_cast<float*>(py::array(out).mutable_data());
         const int capacity = static_cast<int>(out.shape(0));
+        ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
         py::gil_scoped_release release;
         return ms.gather(data, capacity);
       }, py::arg("out"),
@@ -129,13 +163,17 @@ void bind_search(py::module_& m) {
         const float* l = checked_output(policy_logits, "policy_logits", {n, NUM_SQUARES});
         const float* w = checked_output(wdl, "wdl", {n, 3});
         const float* s = checked_output(score, "score", {n});
+        ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
         py::gil_scoped_release release;
         ms.backup(l, w, s, static_cast<int>(n));
       }, py::arg("policy_logits"), py::arg("wdl"), py::arg("score"),
       "Feeds network outputs for the pending slots, row i answering slot i: policy logits (n, 81), "
       "win/draw/loss probabilities (n, 3) and score margin (n,), all float32 and from the side to move. "
       "The GIL is released.")
-      .def("cancel_pending", &MultiSearch::cancel_pending)
+      .def("cancel_pending", [](MultiSearch& ms) {
+        idle(ms);
+        ms.cancel_pending();
+      })
       .def("position", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_position(); },
            py::arg("game"))
       .def("visits", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_visits(); },
@@ -162,8 +200,33 @@ void bind_search(py::module_& m) {
         ms.play(checked_game(ms, g), move_from_object(move));
       }, py::arg("game"), py::arg("move"), "Plays a move in a game, keeping the searched subtree.")
       .def("set_root_noise", [](MultiSearch& ms, int g, bool on) {
-        ms.tree(checked_game(ms, g)).mutable_params().root_noise = on;
-      }, py::arg("game"), py::arg("enabled"))
+        SearchTree& tree = ms.tree(checked_game(ms, g));
+        RootMode mode = tree.root_mode();
+        mode.noise = on;
+        tree.set_root_mode(mode);
+      }, py::arg("game"), py::arg("enabled"), "Dirichlet noise at the root for this game's next search only.")
+      .def("set_root_mode", [](MultiSearch& ms, int g, bool noise, bool forced_playouts, bool gumbel) {
+        ms.tree(checked_game(ms, g)).set_root_mode(RootMode{noise, forced_playouts, gumbel});
+      }, py::arg("game"), py::arg("noise") = false, py::arg("forced_playouts") = false, py::arg("gumbel") = false,
+      "How this game's next search treats its root: Dirichlet noise, forced playouts (pruned from the "
+      "target again), Gumbel root search. play() returns to the SearchParams defaults.")
+      .def("root_mode", [](const MultiSearch& ms, int g) {
+        const SearchTree& tree = ms.tree(checked_game(ms, g));
+        py::dict d;
+        d["noise"] = tree.root_mode().noise;
+        d["forced_playouts"] = tree.root_mode().forced_playouts;
+        d["gumbel"] = tree.root_mode().gumbel;
+        d["noise_applied"] = tree.root_noise_applied();
+        return d;
+      }, py::arg("game"), "The root mode of the game's current search, and whether noise is in its priors now.")
+      .def("policy_target", [](const MultiSearch& ms, int g) {
+        const auto target = ms.tree(checked_game(ms, g)).policy_target();
+        py::array_t<float> out(NUM_SQUARES);
+        std::copy(target.begin(), target.end(), out.mutable_data());
+        return out;
+      }, py::arg("game"),
+      "The search's training target (81,): visit shares with forced playouts pruned (PUCT), or "
+      "softmax(logits + sigma(completed Q)) (Gumbel).")
       .def("total_in_flight", [](const MultiSearch& ms) {
         uint64_t total = 0;
         for (int g = 0; g < ms.num_games(); ++g) total += ms.tree(g).total_in_flight();
@@ -177,6 +240,7 @@ void bind_search(py::module_& m) {
            py::arg("spec"), py::arg("seed") = 0)
       .def_property_readonly("name", &Bot::name)
       .def("select_move", [](Bot& bot, const Position& p) {
+        ExclusiveUse exclusive(bot.busy_flag(), "Bot");
         py::gil_scoped_release release;
         return bot.select_move(p);
       }, py::arg("position"), "A legal move for the side to move (the GIL is released while it thinks).")

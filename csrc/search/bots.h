@@ -5,6 +5,7 @@
 #define POPUCOM_SEARCH_BOTS_H_
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,6 +28,8 @@ void search_serial(SearchTree& tree, int visits, const LeafEvaluator& evaluate);
 class Bot {
  public:
   virtual ~Bot() = default;
+  // Set while a Python thread is inside select_move with the GIL released.
+  std::atomic<bool>& busy_flag() { return busy_; }
   // A legal move for the side to move; throws std::invalid_argument if the game is over.
   virtual int select_move(const Position& p) = 0;
   virtual std::string name() const = 0;
@@ -40,6 +43,9 @@ class Bot {
 
  protected:
   int last_move_ = -1;
+
+ private:
+  std::atomic<bool> busy_{false};
 };
 
 // "random", "greedy" (best immediate floor difference; ties go to the move

@@ -49,11 +49,13 @@ MultiSearch::MultiSearch(int num_games, const SearchParams& params, std::shared_
 void MultiSearch::reset(int game, const Position& root) {
   if (!slots_.empty()) throw std::logic_error("reset: a batch is pending; back it up or cancel it first");
   tree(game).reset(root);
+  tree(game).set_visit_target(targets_[game]);
 }
 
 void MultiSearch::set_visit_target(int game, int visits) {
   if (visits < 0) throw std::invalid_argument("visit target must be >= 0");
   targets_.at(game) = visits;
+  tree(game).set_visit_target(visits);
 }
 
 bool MultiSearch::done(int game) const {

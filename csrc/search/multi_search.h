@@ -14,6 +14,7 @@
 #ifndef POPUCOM_SEARCH_MULTI_SEARCH_H_
 #define POPUCOM_SEARCH_MULTI_SEARCH_H_
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -53,13 +54,20 @@ class MultiSearch {
 
   SearchTree& tree(int game) { return trees_.at(game); }
   const SearchTree& tree(int game) const { return trees_.at(game); }
-  void play(int game, int move) { tree(game).advance(move); }
+  void play(int game, int move) {
+    tree(game).advance(move);
+    tree(game).set_visit_target(targets_.at(game));
+  }
 
   EvalCache* cache() { return cache_.get(); }
   int threads() const { return pool_.size(); }
   uint64_t leaves_evaluated() const { return leaves_evaluated_; }
   uint64_t cache_resolved() const { return cache_resolved_; }
   uint64_t terminal_resolved() const { return terminal_resolved_; }
+  // Set while gather() or backup() runs with the GIL released (bindings), so
+  // a second thread gets an error instead of corrupting the trees.
+  std::atomic<bool>& busy_flag() { return busy_; }
+  bool busy() const { return busy_.load(); }
 
  private:
   struct Slot {
@@ -79,6 +87,7 @@ class MultiSearch {
   std::vector<Slot> slots_;
   std::vector<int> chunk_start_;  // slot index where each gather task's slots begin
   uint64_t leaves_evaluated_ = 0, cache_resolved_ = 0, terminal_resolved_ = 0;
+  std::atomic<bool> busy_{false};
 };
 
 // Turns raw network outputs for one position into the search's quantised

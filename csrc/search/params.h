@@ -17,6 +17,10 @@ struct SearchParams {
   int leaves_per_game = 4;           // leaves gathered per tree per batch step (virtual loss spreads them)
   double virtual_loss = 1.0;         // each in-flight visit counts as this many losses
   double lcb_stdevs = 1.96;          // z of the lower confidence bound reported by analysis
+  // Gumbel root search (Danihelka et al. 2022), used by searches started in Gumbel mode.
+  int gumbel_actions = 16;           // m: root moves sampled by Gumbel-Top-k, then halved
+  double gumbel_c_visit = 50.0;      // sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]
+  double gumbel_c_scale = 0.1;
 };
 
 }  // namespace popucom

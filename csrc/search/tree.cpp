@@ -7,6 +7,17 @@
 
 namespace popucom {
 
+namespace {
+
+RootMode default_mode(const SearchParams& params) {
+  RootMode mode;
+  mode.noise = params.root_noise;
+  mode.forced_playouts = params.forced_playouts_k > 0;
+  return mode;
+}
+
+}  // namespace
+
 SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(params), rng_(seed) {
   reset(Position());
 }
@@ -15,6 +26,47 @@ void SearchTree::reset(const Position& root) {
   root_position_ = root;
   nodes_.assign(1, Node());
   edges_.clear();
+  mode_ = default_mode(params_);
+  root_noisy_ = false;
+  raw_root_priors_.clear();
+  gumbel_ready_ = false;
+}
+
+void SearchTree::set_root_mode(const RootMode& mode) {
+  mode_ = mode;
+  prepare_root();
+}
+
+void SearchTree::set_visit_target(int visits) {
+  visit_target_ = visits;
+  if (mode_.gumbel) prepare_root();
+}
+
+void SearchTree::prepare_root() {
+  gumbel_ready_ = false;
+  if (nodes_[0].state != NodeState::EXPANDED) return;  // done again when the root is expanded
+  const bool want_noise = mode_.noise && !mode_.gumbel;
+  if (root_noisy_ && !want_noise) remove_root_noise();
+  if (want_noise && !root_noisy_) add_root_noise();
+  if (!mode_.gumbel) return;
+  // Gumbel-Top-k: the m moves with the largest g(a) + logit(a) enter sequential halving.
+  const Node& root = nodes_[0];
+  const int k = root.num_edges;
+  if (k == 0) return;
+  gumbel_score_.assign(k, 0.0);
+  for (int i = 0; i < k; ++i) {
+    const double u = std::max(rng_.uniform(), 1e-300);
+    gumbel_score_[i] = -std::log(-std::log(u)) + std::log(std::max<double>(edges_[root.first_edge + i].prior, 1e-12));
+  }
+  std::vector<int> order(k);
+  for (int i = 0; i < k; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return gumbel_score_[a] > gumbel_score_[b]; });
+  const int m = std::min(k, std::max(1, params_.gumbel_actions));
+  gumbel_considered_.assign(order.begin(), order.begin() + m);
+  gumbel_phases_ = m > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(m)))) : 1;
+  gumbel_budget_ = std::max(0, visit_target_ - static_cast<int>(root.visits));
+  gumbel_phase_visits_ = std::max(1, gumbel_budget_ / (gumbel_phases_ * m));
+  gumbel_ready_ = true;
 }
 
 double SearchTree::utility_of(double value, double score) const {
@@ -37,10 +89,11 @@ void SearchTree::terminal_values(const Position& p, float* utility, float* value
   *utility = static_cast<float>(utility_of(*value, margin));
 }
 
-int SearchTree::select_edge(int32_t index) const {
+int SearchTree::select_edge(int32_t index) {
+  if (index == 0 && mode_.gumbel && gumbel_ready_) return gumbel_select_root();
   const Node& node = nodes_[index];
   const double parent_n = node.visits + node.in_flight;
-  if (index == 0 && params_.forced_playouts_k > 0) {
+  if (index == 0 && mode_.forced_playouts && params_.forced_playouts_k > 0) {
     // Forced playouts (KataGo): a root child with fewer than sqrt(k * P * N)
     // visits is explored first, so noisy priors get a real look; the policy
     // target later subtracts these visits again (policy target pruning).
@@ -141,8 +194,9 @@ void SearchTree::expand_and_backup(int32_t index, const Position& pos, const Eva
   });
   node.num_edges = static_cast<uint8_t>(legal.count());
   node.state = NodeState::EXPANDED;
-  if (index == 0 && params_.root_noise) add_root_noise();
   const double value = static_cast<double>(eval.wdl[0]) - eval.wdl[2];
+  node.eval_utility = static_cast<float>(utility_of(value, eval.score));
+  if (index == 0) prepare_root();
   backup(index, -utility_of(value, eval.score), -value, -eval.score);
 }
 
@@ -172,9 +226,20 @@ void SearchTree::undo_virtual_loss(int32_t index) {
   for (; index >= 0; index = nodes_[index].parent) --nodes_[index].in_flight;
 }
 
+void SearchTree::remove_root_noise() {
+  const Node& root = nodes_[0];
+  for (int i = 0; i < root.num_edges && i < static_cast<int>(raw_root_priors_.size()); ++i)
+    edges_[root.first_edge + i].prior = raw_root_priors_[i];
+  raw_root_priors_.clear();
+  root_noisy_ = false;
+}
+
 void SearchTree::add_root_noise() {
   Node& root = nodes_[0];
   if (root.num_edges == 0) return;
+  raw_root_priors_.resize(root.num_edges);
+  for (int i = 0; i < root.num_edges; ++i) raw_root_priors_[i] = edges_[root.first_edge + i].prior;
+  root_noisy_ = true;
   const double alpha = params_.dirichlet_alpha_total / root.num_edges;
   std::vector<double> noise(root.num_edges);
   double total = 0;
@@ -249,6 +314,122 @@ std::vector<MoveStats> SearchTree::move_stats(int pv_length) const {
   return out;
 }
 
+std::vector<double> SearchTree::target_visits() const {
+  const Node& root = nodes_[0];
+  std::vector<double> visits(root.num_edges);
+  for (int i = 0; i < root.num_edges; ++i) visits[i] = child_visits(edges_[root.first_edge + i]);
+  if (!mode_.forced_playouts || params_.forced_playouts_k <= 0 || root.num_edges == 0) return visits;
+  // Policy target pruning (KataGo): every child but the most visited loses up
+  // to sqrt(k * P * N) visits as long as its PUCT value stays below the best
+  // child's; a child left with one visit or less is dropped.
+  const int best = static_cast<int>(std::max_element(visits.begin(), visits.end()) - visits.begin());
+  const double parent_n = root.visits;
+  const double explore = params_.c_puct * std::sqrt(parent_n);
+  auto q = [&](int i) {
+    const Node& c = nodes_[edges_[root.first_edge + i].child];
+    return c.utility_sum / c.visits;
+  };
+  if (visits[best] == 0) return visits;
+  const double best_puct = q(best) + explore * edges_[root.first_edge + best].prior / (1 + visits[best]);
+  for (int i = 0; i < root.num_edges; ++i) {
+    if (i == best || visits[i] == 0) continue;
+    const double prior = edges_[root.first_edge + i].prior;
+    const double gap = best_puct - q(i);
+    // the fewest visits that keep this child's PUCT value below the best's
+    const double keep = gap > 0 ? std::ceil(explore * prior / gap - 1) : visits[i];
+    const double reduced =
+        std::min(visits[i], std::max({visits[i] - std::sqrt(params_.forced_playouts_k * prior * parent_n), keep, 0.0}));
+    visits[i] = reduced <= 1 ? 0 : reduced;
+  }
+  return visits;
+}
+
+std::vector<double> SearchTree::gumbel_sigma_completed_q() const {
+  const Node& root = nodes_[0];
+  const int k = root.num_edges;
+  std::vector<double> q(k), n(k);
+  double sum_n = 0, max_n = 0, visited_prior = 0, weighted_q = 0;
+  for (int i = 0; i < k; ++i) {
+    const Edge& e = edges_[root.first_edge + i];
+    n[i] = child_visits(e);
+    if (n[i] > 0) {
+      q[i] = nodes_[e.child].utility_sum / n[i];
+      visited_prior += e.prior;
+      weighted_q += e.prior * q[i];
+    }
+    sum_n += n[i];
+    max_n = std::max(max_n, n[i]);
+  }
+  // Unvisited moves get v_mix: the network's root value blended with the
+  // prior-weighted Q of the visited moves (the paper's completed Q).
+  const double v_hat = root.eval_utility;
+  const double v_mix = visited_prior > 0 ? (v_hat + sum_n * weighted_q / visited_prior) / (1 + sum_n) : v_hat;
+  double lo = 1e300, hi = -1e300;
+  for (int i = 0; i < k; ++i) {
+    if (n[i] == 0) q[i] = v_mix;
+    lo = std::min(lo, q[i]);
+    hi = std::max(hi, q[i]);
+  }
+  const double scale = (params_.gumbel_c_visit + max_n) * params_.gumbel_c_scale / std::max(hi - lo, 1e-8);
+  for (int i = 0; i < k; ++i) q[i] = (q[i] - lo) * scale;
+  return q;
+}
+
+void SearchTree::gumbel_halve() {
+  const std::vector<double> sigma = gumbel_sigma_completed_q();
+  std::stable_sort(gumbel_considered_.begin(), gumbel_considered_.end(), [&](int a, int b) {
+    return gumbel_score_[a] + sigma[a] > gumbel_score_[b] + sigma[b];
+  });
+  gumbel_considered_.resize((gumbel_considered_.size() + 1) / 2);
+  const int left = static_cast<int>(gumbel_considered_.size());
+  gumbel_phase_visits_ += std::max(1, gumbel_budget_ / (gumbel_phases_ * left));
+}
+
+int SearchTree::gumbel_select_root() {
+  // Sequential halving: visit the considered move with the fewest visits until
+  // each has the phase's share, then keep the better half by g + logit + sigma(q).
+  const Node& root = nodes_[0];
+  for (;;) {
+    int pick = -1;
+    double fewest = 1e300;
+    for (int i : gumbel_considered_) {
+      const Edge& e = edges_[root.first_edge + i];
+      const double n = e.child >= 0 ? static_cast<double>(nodes_[e.child].visits) + nodes_[e.child].in_flight : 0.0;
+      if (n < fewest) {
+        fewest = n;
+        pick = i;
+      }
+    }
+    if (fewest < gumbel_phase_visits_ || gumbel_considered_.size() == 1)
+      return static_cast<int>(root.first_edge) + pick;
+    gumbel_halve();
+  }
+}
+
+std::array<float, NUM_SQUARES> SearchTree::policy_target() const {
+  std::array<float, NUM_SQUARES> target{};
+  const Node& root = nodes_[0];
+  if (root.state != NodeState::EXPANDED || root.num_edges == 0) return target;
+  std::vector<double> weight;
+  if (mode_.gumbel) {
+    weight = gumbel_sigma_completed_q();
+    double top = -1e300;
+    for (int i = 0; i < root.num_edges; ++i) {
+      weight[i] += std::log(std::max<double>(edges_[root.first_edge + i].prior, 1e-12));
+      top = std::max(top, weight[i]);
+    }
+    for (double& w : weight) w = std::exp(w - top);
+  } else {
+    weight = target_visits();
+  }
+  double total = 0;
+  for (double w : weight) total += w;
+  if (!(total > 0)) return target;
+  for (int i = 0; i < root.num_edges; ++i)
+    target[edges_[root.first_edge + i].move] = static_cast<float>(weight[i] / total);
+  return target;
+}
+
 int SearchTree::choose_move(double temperature) {
   const Node& root = nodes_[0];
   if (root_is_terminal()) throw std::logic_error("choose_move: the game is over");
@@ -257,19 +438,25 @@ int SearchTree::choose_move(double temperature) {
     return legal.select(static_cast<int>(rng_.below(static_cast<uint32_t>(legal.count()))));
   }
   const Edge* edges = &edges_[root.first_edge];
-  auto visits = [&](const Edge& e) { return e.child >= 0 ? nodes_[e.child].visits : 0u; };
+  if (mode_.gumbel && gumbel_ready_) {
+    const std::vector<double> sigma = gumbel_sigma_completed_q();
+    int best = gumbel_considered_.front();
+    for (int i : gumbel_considered_)
+      if (gumbel_score_[i] + sigma[i] > gumbel_score_[best] + sigma[best]) best = i;
+    return edges[best].move;
+  }
+  const std::vector<double> visits = target_visits();
   int best = 0;
   for (int i = 1; i < root.num_edges; ++i) {
-    const uint32_t vi = visits(edges[i]), vb = visits(edges[best]);
-    if (vi > vb || (vi == vb && edges[i].prior > edges[best].prior)) best = i;
+    if (visits[i] > visits[best] || (visits[i] == visits[best] && edges[i].prior > edges[best].prior)) best = i;
   }
-  if (temperature <= 0 || visits(edges[best]) == 0) return edges[best].move;
+  if (temperature <= 0 || visits[best] == 0) return edges[best].move;
   // Sample with p ~ (N / N_max)^(1/T), computed in a numerically safe form.
-  const double top = visits(edges[best]);
+  const double top = visits[best];
   std::vector<double> weight(root.num_edges);
   double total = 0;
   for (int i = 0; i < root.num_edges; ++i) {
-    const double n = visits(edges[i]);
+    const double n = visits[i];
     total += weight[i] = n > 0 ? std::pow(n / top, 1.0 / temperature) : 0.0;
   }
   double pick = rng_.uniform() * total;
@@ -320,7 +507,12 @@ void SearchTree::advance(int move) {
   nodes_ = std::move(nodes);
   edges_ = std::move(edges);
   root_position_ = next;
-  if (nodes_[0].state == NodeState::EXPANDED && params_.root_noise) add_root_noise();
+  // The kept subtree's priors are raw; the next search sets its own mode.
+  mode_ = default_mode(params_);
+  root_noisy_ = false;
+  raw_root_priors_.clear();
+  gumbel_ready_ = false;
+  prepare_root();
 }
 
 uint64_t SearchTree::total_in_flight() const {

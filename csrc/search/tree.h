@@ -9,6 +9,7 @@
 #ifndef POPUCOM_SEARCH_TREE_H_
 #define POPUCOM_SEARCH_TREE_H_
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -40,6 +41,17 @@ struct Node {
   double value_sum = 0;         // win - loss
   double score_sum = 0;         // final floor margin incl. komi
   float terminal_utility = 0, terminal_value = 0, terminal_score = 0;  // exact, for TERMINAL nodes
+  float eval_utility = 0;       // the network's utility for the side to move here (Gumbel's v-hat)
+};
+
+// How the search now starting treats its root. It belongs to that one search:
+// advance() returns to the defaults of SearchParams (noise = root_noise,
+// forced playouts = forced_playouts_k > 0, PUCT), so a setting never leaks
+// into the next move's search.
+struct RootMode {
+  bool noise = false;            // Dirichlet noise mixed into the root priors
+  bool forced_playouts = false;  // KataGo's forced playouts (and pruning of them from the target)
+  bool gumbel = false;           // Gumbel-Top-k + sequential halving at the root instead of PUCT
 };
 
 // Statistics of one root move, from the side to move at the root.
@@ -68,6 +80,16 @@ class SearchTree {
   void reset(const Position& root);
   const Position& root_position() const { return root_position_; }
 
+  // Settings of the search about to start (see RootMode). Noise is mixed into
+  // the stored raw priors when the search starts and taken out again when
+  // it is switched off, so the priors of the kept subtree stay raw.
+  void set_root_mode(const RootMode& mode);
+  const RootMode& root_mode() const { return mode_; }
+  bool root_noise_applied() const { return root_noisy_; }
+  // The root visit count at which this search stops; Gumbel plans its
+  // sequential-halving schedule over the visits still to come.
+  void set_visit_target(int visits);
+
   // Walks from the root to a leaf, adding virtual loss on the way.
   //  NEED_EVAL: *leaf_node / *leaf_position name a new leaf, now PENDING.
   //  RESOLVED:  a terminal position was reached and backed up (a visit, no evaluation).
@@ -84,9 +106,16 @@ class SearchTree {
   RootStats root_stats() const;
   std::vector<MoveStats> move_stats(int pv_length) const;
 
-  // argmax of visits when temperature <= 0, else sampled with p ~ N^(1/T).
-  // With no visited move, the highest prior (or a uniformly random legal move).
+  // argmax of visits when temperature <= 0, else sampled with p ~ N^(1/T),
+  // from the pruned counts when forced playouts are on. In Gumbel mode the
+  // move is Gumbel's choice (the sampling is in the Gumbel noise) at any
+  // temperature. With no visited move, the highest prior (or a uniformly
+  // random legal move).
   int choose_move(double temperature);
+  // The training target of the search, (81,) summing to 1: root visit shares
+  // with forced playouts taken back (policy target pruning) in PUCT mode, or
+  // softmax(logits + sigma(completed Q)) in Gumbel mode.
+  std::array<float, NUM_SQUARES> policy_target() const;
   // Moves the root down to `move`, keeping that subtree (search reuse).
   void advance(int move);
 
@@ -103,16 +132,36 @@ class SearchTree {
   double utility_of(double value, double score) const;
 
  private:
-  int select_edge(int32_t node) const;
+  int select_edge(int32_t node);
   void backup(int32_t node, double utility, double value, double score);
   void undo_virtual_loss(int32_t node);
+  void prepare_root();
   void add_root_noise();
+  void remove_root_noise();
+  // Root child visits (index = root edge), with forced playouts taken back when they are on.
+  std::vector<double> target_visits() const;
+  double child_visits(const Edge& e) const { return e.child >= 0 ? nodes_[e.child].visits : 0.0; }
+  // Gumbel: sigma(completed Q) per root edge, and the root move to visit next.
+  std::vector<double> gumbel_sigma_completed_q() const;
+  int gumbel_select_root();
+  void gumbel_halve();
 
   SearchParams params_;
   Rng rng_;
   Position root_position_;
   std::vector<Node> nodes_;
   std::vector<Edge> edges_;
+
+  RootMode mode_;
+  int visit_target_ = 0;
+  bool root_noisy_ = false;
+  std::vector<float> raw_root_priors_;  // the root's priors before noise was mixed in
+  // Gumbel state of the current search, per root edge.
+  bool gumbel_ready_ = false;
+  std::vector<double> gumbel_score_;  // g(a) + logit(a)
+  std::vector<int> gumbel_considered_;  // root edge offsets still in the running
+  double gumbel_phase_visits_ = 0;      // per-move visit count that ends the current phase
+  int gumbel_phases_ = 1, gumbel_budget_ = 0;
 };
 
 }  // namespace popucom

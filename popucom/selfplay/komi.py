@@ -23,7 +23,7 @@ MAX_DIFF = 81
 
 
 class KomiSampler:
-    def __init__(self, komi_range: int = 20, decay: float = 0.998, sigma: float = 0.1, warmup_games: float = 32,
+    def __init__(self, komi_range: int = 40, decay: float = 0.998, sigma: float = 0.1, warmup_games: float = 32,
                  warmup_range: int = 8, floor_weight: float = 0.01) -> None:
         self.komi_range = komi_range
         self.decay = decay

@@ -2,9 +2,13 @@
 
 KataGo techniques (shared/docs/METHODS.md section 6):
 - playout cap randomisation: a move gets a full search with probability
-  `full_search_prob` (Dirichlet noise on, recorded as a training row) and a
-  fast search otherwise (no noise, not recorded);
-- forced playouts at the root with policy target pruning;
+  `full_search_prob` (Dirichlet noise and forced playouts on, recorded as a
+  training row) and a fast search otherwise (neither, not recorded); the
+  root mode belongs to the one search that uses it (C++ RootMode);
+- forced playouts at the root with policy target pruning (computed in C++),
+  and moves sampled from the pruned counts;
+- or, with `root_search="gumbel"`, Gumbel root search (Gumbel-Top-k with
+  sequential halving; target softmax(logits + sigma(completed Q)));
 - a move temperature decaying from `temperature_start` to `temperature_end`
   with a half-life in plies, and uniformly random opening plies for variety;
 - adaptive komi (komi.py), sampled per game.
@@ -16,7 +20,6 @@ loses at most the chunk in progress and never leaves half a file.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -44,12 +47,19 @@ class SelfPlayConfig:
     temperature_half_life: float = 6.0  # plies
     max_random_plies: int = 4
     forced_playouts_k: float = 2.0
+    root_search: str = "puct"  # "puct" (+ noise, forced playouts) or "gumbel"
+    gumbel_actions: int = 16
+    score_utility_weight: float = 0.1  # decided positions still rank moves by the margin
     c_puct: float = 1.1
     dirichlet_alpha_total: float = 10.83
     leaves_per_game: int = 2
     cache_mb: float = 64.0
     search_threads: int = 1
     games_per_chunk: int = 64
+
+    def __post_init__(self) -> None:
+        if self.root_search not in ("puct", "gumbel"):
+            raise ValueError(f"root_search must be 'puct' or 'gumbel', not {self.root_search!r}")
 
 
 @dataclass
@@ -66,6 +76,11 @@ class SelfPlayStats:
     black_wins: int = 0
     white_wins: int = 0
     draws: int = 0
+    # Root noise audit: recorded (full) searches that had noise in their priors,
+    # and fast searches that had it (should be 0).
+    full_searches: int = 0
+    noisy_full_searches: int = 0
+    noisy_fast_searches: int = 0
     chunks: list[str] = field(default_factory=list)
 
     @property
@@ -81,34 +96,6 @@ class SelfPlayStats:
                  nn_evals_per_s=self.nn_evals / self.seconds if self.seconds else 0.0,
                  eval_share=self.eval_share)
         return d
-
-
-def pruned_policy_target(infos: list[dict], parent_visits: int, c_puct: float, forced_k: float) -> np.ndarray:
-    """Root visit shares with forced playouts taken back (KataGo's policy target pruning):
-    every child but the most visited loses up to sqrt(k * P * N) visits as long as its
-    PUCT value stays below the best child's; children left with one visit are dropped."""
-    target = np.zeros(_core.NUM_SQUARES, dtype=np.float64)
-    if not infos:
-        return target.astype(np.float32)
-    visits = np.array([m["visits"] for m in infos], dtype=np.float64)
-    if forced_k > 0:
-        prior = np.array([m["prior"] for m in infos])
-        q = np.array([m["utility"] for m in infos])
-        best = int(np.argmax(visits))
-        explore = c_puct * math.sqrt(parent_visits)
-        best_puct = q[best] + explore * prior[best] / (1 + visits[best])
-        for i in range(len(infos)):
-            if i == best or visits[i] == 0:
-                continue
-            gap = best_puct - q[i]
-            # fewest visits keeping this child's PUCT below the best's
-            keep = math.ceil(explore * prior[i] / gap - 1) if gap > 0 else visits[i]
-            reduced = min(visits[i], max(visits[i] - math.sqrt(forced_k * prior[i] * parent_visits), keep, 0))
-            visits[i] = 0 if reduced <= 1 else reduced
-    for m, v in zip(infos, visits):
-        target[m["move"]] = v
-    total = target.sum()
-    return (target / total if total > 0 else target).astype(np.float32)
 
 
 def empty_rows() -> dict[str, np.ndarray]:
@@ -153,6 +140,8 @@ def run_selfplay(
     params.root_fpu_reduction = 0.0
     params.forced_playouts_k = config.forced_playouts_k
     params.dirichlet_alpha_total = config.dirichlet_alpha_total
+    params.score_utility_weight = config.score_utility_weight
+    params.gumbel_actions = config.gumbel_actions
     params.leaves_per_game = config.leaves_per_game
     slots = max(1, min(config.concurrent_games, games))
     driver = BatchedSearch(evaluator, slots, params, cache_mb=config.cache_mb, threads=config.search_threads,
@@ -166,7 +155,10 @@ def run_selfplay(
 
     def configure(slot: int, state: _GameInProgress) -> None:
         state.full = rng.random() < config.full_search_prob
-        search.set_root_noise(slot, state.full)
+        gumbel = config.root_search == "gumbel"
+        search.set_root_mode(slot, noise=state.full and not gumbel,
+                             forced_playouts=state.full and not gumbel and config.forced_playouts_k > 0,
+                             gumbel=gumbel)
         search.set_visit_target(slot, config.full_visits if state.full else config.fast_visits)
 
     def start(slot: int) -> None:
@@ -232,11 +224,14 @@ def run_selfplay(
             state = active.get(slot)
             if state is None:
                 continue
+            noisy = search.root_mode(slot)["noise_applied"]
             if state.full:
-                infos = search.move_infos(slot, 1)
+                stats.full_searches += 1
+                stats.noisy_full_searches += noisy
                 state.positions.append(search.position(slot))
-                state.policies.append(pruned_policy_target(infos, search.visits(slot), config.c_puct,
-                                                           config.forced_playouts_k))
+                state.policies.append(search.policy_target(slot))
+            else:
+                stats.noisy_fast_searches += noisy
             move = search.choose_move(slot, temperature(state.game.ply, config))
             state.game.play(move)
             search.play(slot, move)
