@@ -1,0 +1,201 @@
+"""The strength ladder: fixed, seeded yardsticks that show whether a run learns.
+
+A ladder point plays one model at a fixed visit count against each network-free
+opponent (`greedy`, `uct:200`, `uct:2000` by default), every opening twice with
+colours swapped. Calibration games between the bots themselves (played once
+per ladder folder) tie the opponents to `random`, so that the Bradley-Terry
+refit over every ladder game so far is anchored at `random` = 0. Per-iteration
+evaluation stays cheap; the ladder is what tells the truth.
+
+Layout of a ladder folder (`<run>/ladder/`):
+
+    calibration.games.jsonl      bot-vs-bot games, written once
+    <model>.games.jsonl          one file per ladder point, written atomically
+    points.jsonl                 one line per point: model, iteration, wall hours, positions
+    ratings.json                 the latest refit (Elo with 95% intervals, anchor random)
+    curve.png                    rating against wall-clock hours and self-play positions
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..fileio import write_text_atomic
+from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
+from .players import Player
+from .ratings import Rating, fit_bradley_terry, game_results
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    visits: int = 100  # the model's visits per move at every point, fixed for the whole run
+    games: int = 64  # per opponent: games / 2 openings, each played with both colours
+    opponents: tuple[str, ...] = ("greedy", "uct:200", "uct:2000")
+    opening_plies: int = 2
+    seed: int = 20261130  # the same openings at every point
+    anchor: str = "random"
+    # Bot pairs whose games tie the opponents to the anchor; played once per ladder folder.
+    calibration: tuple[tuple[str, str], ...] = (("random", "greedy"), ("random", "uct:200"),
+                                                ("greedy", "uct:200"), ("uct:200", "uct:2000"),
+                                                ("greedy", "uct:2000"))
+    calibration_games: int = 64
+    every_minutes: float = 20.0  # pipeline: a point when this much wall time has passed since the last
+    threads: int = 1  # the model's inference threads
+
+    def __post_init__(self) -> None:
+        if self.games < 2 or self.games % 2:
+            raise ValueError(f"ladder games must be an even number >= 2, got {self.games}")
+        if self.visits < 1:
+            raise ValueError(f"ladder visits must be >= 1, got {self.visits}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> LadderConfig:
+        data = dict(data)
+        for key in ("opponents", "calibration"):
+            if key in data:
+                data[key] = tuple(tuple(x) if isinstance(x, list) else x for x in data[key])
+        return cls(**data)
+
+
+@dataclass
+class LadderPoint:
+    model: str
+    iteration: int
+    wall_hours: float  # the run's wall-clock hours (self-play + training + export + evaluation) at this model
+    positions: int  # self-play positions written before this model was trained
+    extra: dict = field(default_factory=dict)
+
+
+class Ladder:
+    def __init__(self, folder: str | Path, config: LadderConfig | None = None) -> None:
+        self.folder = Path(folder)
+        self.config = config or LadderConfig()
+
+    @property
+    def points_path(self) -> Path:
+        return self.folder / "points.jsonl"
+
+    def games_path(self, model: str) -> Path:
+        return self.folder / f"{model}.games.jsonl"
+
+    def openings(self) -> list[list[int]]:
+        return make_openings(self.config.games // 2, self.config.opening_plies, self.config.seed)
+
+    # --- playing ------------------------------------------------------------------
+    def calibrate(self, progress: bool = False, log: Log = print) -> None:
+        path = self.folder / "calibration.games.jsonl"
+        if path.exists():
+            return
+        openings = make_openings(self.config.calibration_games // 2, self.config.opening_plies, self.config.seed + 1)
+        n = 2 * len(openings)
+        records: list[GameRecord] = []
+        started = time.perf_counter()
+        for k, (a, b) in enumerate(self.config.calibration):
+            records += play_match(Player(a, n, bot=a, seed=k), Player(b, n, bot=b, seed=k + 100), openings,
+                                  progress=progress, desc=f"ladder calibration {a} vs {b}")
+        write_text_atomic(path, records_jsonl(records))
+        log(f"ladder: calibration, {len(records)} bot games in {time.perf_counter() - started:.0f} s")
+
+    def has_point(self, model: str) -> bool:
+        return self.games_path(model).exists() and any(p.model == model for p in self.points())
+
+    def play_point(self, point: LadderPoint, evaluator_factory: Callable[[], object], progress: bool = False,
+                   log: Log = print) -> dict[str, dict]:
+        """Plays the model against every opponent and records the point; returns the summaries."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.calibrate(progress, log)
+        name = point.model
+        games_path = self.games_path(name)
+        if not games_path.exists():
+            openings = self.openings()
+            n = 2 * len(openings)
+            model = Player(name, n, evaluator=evaluator_factory(), visits=self.config.visits,
+                           seed=self.config.seed)
+            records: list[GameRecord] = []
+            started = time.perf_counter()
+            for k, opponent in enumerate(self.config.opponents):
+                records += play_match(model, Player(opponent, n, bot=opponent, seed=self.config.seed + k), openings,
+                                      progress=progress, desc=f"ladder {name} vs {opponent}")
+            write_text_atomic(games_path, records_jsonl(records))
+            log(f"ladder: {name} at {self.config.visits} visits, {len(records)} games in "
+                f"{time.perf_counter() - started:.0f} s")
+        records = read_records(games_path)
+        if not any(p.model == name for p in self.points()):
+            with open(self.points_path, "a") as f:
+                f.write(json.dumps(asdict(point)) + "\n")
+        return {opponent: summarize(records, name, opponent) for opponent in self.config.opponents}
+
+    # --- reading and rating -----------------------------------------------------------
+    def points(self) -> list[LadderPoint]:
+        if not self.points_path.exists():
+            return []
+        points = []
+        for number, line in enumerate(self.points_path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                points.append(LadderPoint(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as e:
+                raise ValueError(f"{self.points_path}:{number}: malformed ladder point ({e})") from e
+        return points
+
+    def records(self) -> list[GameRecord]:
+        records: list[GameRecord] = []
+        for path in sorted(self.folder.glob("*.games.jsonl")):
+            records += read_records(path)
+        return records
+
+    def refit(self) -> dict[str, Rating]:
+        """Bradley-Terry over every ladder game so far, anchored at `random` = 0; writes ratings.json."""
+        # A wide prior: ladder ratings span thousands of Elo above random, and the default
+        # 400-Elo prior would pull a strong model towards the anchor.
+        ratings = fit_bradley_terry(game_results(self.records()), anchor=self.config.anchor, prior_elo=2000.0)
+        write_text_atomic(self.folder / "ratings.json", json.dumps(
+            {"anchor": self.config.anchor, "visits": self.config.visits,
+             "ratings": {name: asdict(r) for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)},
+             "points": [asdict(p) for p in self.points()]}, indent=1) + "\n")
+        return ratings
+
+    def plot(self, ratings: dict[str, Rating], title: str = "") -> Path | None:
+        """The learning curve as a PNG: rating (95% interval) against wall hours and positions."""
+        points = [p for p in self.points() if p.model in ratings]
+        if not points:
+            return None
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+        elo = [ratings[p.model].elo for p in points]
+        err = [[ratings[p.model].elo - ratings[p.model].low for p in points],
+               [ratings[p.model].high - ratings[p.model].elo for p in points]]
+        for ax, xs, label in ((axes[0], [p.wall_hours for p in points], "wall-clock hours"),
+                              (axes[1], [p.positions for p in points], "self-play positions")):
+            ax.errorbar(xs, elo, yerr=err, marker="o", capsize=3, label=f"model at {self.config.visits} visits")
+            for opponent in self.config.opponents:
+                if opponent in ratings:
+                    ax.axhline(ratings[opponent].elo, linestyle="--", linewidth=0.8, color="grey")
+                    ax.annotate(opponent, (ax.get_xlim()[0], ratings[opponent].elo), fontsize=8, color="grey",
+                                va="bottom")
+            ax.set_xlabel(label)
+            ax.grid(alpha=0.3)
+        axes[0].set_ylabel(f"Bradley-Terry Elo ({self.config.anchor} = 0)")
+        axes[0].legend(loc="lower right", fontsize=8)
+        fig.suptitle(title or "strength ladder")
+        fig.tight_layout()
+        path = self.folder / "curve.png"
+        tmp = path.with_suffix(".png.tmp")
+        fig.savefig(tmp, format="png", dpi=110)
+        plt.close(fig)
+        tmp.replace(path)
+        return path

@@ -1,0 +1,46 @@
+"""An optional warm start: a short supervised phase on games of a network-free
+C++ bot (`uct:N`), which are cheap to generate, before self-play begins.
+
+It writes the run's iteration-0 checkpoint and model, so `run_pipeline`
+continues from the warm network exactly as it would from a random one. The
+bot games live in `<run>/warm_start/`, outside the self-play window.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..data.bot_games import write_bot_games
+from ..nn.export import export_onnx
+from ..train.trainer import Trainer
+from ..train.window import ReplayWindow
+from .config import PipelineConfig
+from .run import RunDir
+
+Log = Callable[[str], None]
+
+
+def warm_start(run_dir: str | Path, config: PipelineConfig, bot: str = "uct:1000", games: int = 400,
+               epochs: float = 2.0, seed: int = 0, progress: bool = False, log: Log = print) -> dict:
+    """Plays `games` bot games, trains on them `epochs` times over, and writes iteration 0."""
+    run = RunDir(run_dir)
+    if run.checkpoint(0).exists():
+        raise ValueError(f"{run.root} already has an iteration-0 checkpoint: a warm start only begins a run")
+    folder = run.root / "warm_start"
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    if not list(folder.glob("*.pcs")):
+        write_bot_games(folder, games, spec=bot, seed=seed)
+    games_s = time.perf_counter() - started
+    window = ReplayWindow(folder, window_samples=10**9, val_fraction=0.0)
+    steps = max(1, round(epochs * window.num_samples / config.train.batch_size))
+    trainer = Trainer(config.model, config.train)
+    log(f"warm start: {games} {bot} games ({window.num_samples} positions) in {games_s:.0f} s; {steps} steps")
+    metrics = trainer.train(window, steps, progress=progress)
+    trainer.save(run.checkpoint(0))
+    export_onnx(trainer.model.eval(), run.model(0), extra_metadata={"iteration": "0", "step": str(trainer.step),
+                                                                    "warm_start": f"{games} {bot} games"})
+    return {"bot": bot, "games": games, "positions": window.num_samples, "steps": steps,
+            "seconds": time.perf_counter() - started, "policy_loss": metrics.get("loss/policy")}
