@@ -1,4 +1,8 @@
-"""Atomic file writes: a killed process leaves either the old file or the new one, never half of one."""
+"""Atomic file writes: a killed process leaves either the old file or the new one, never half of one.
+
+The new file gets the mode an ordinary open() would give it (0666 less the umask), not the
+0600 of the temporary file it starts as, so run directories stay shareable.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,28 @@ from pathlib import Path
 from typing import BinaryIO
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it where the OS allows (os.umask can only set it,
+    and setting it to read it would race with other threads creating files)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> Path:
     """Calls write(f) on a temporary file beside `path`, syncs it, then renames it over `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
