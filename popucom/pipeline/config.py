@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fileio import write_text_atomic
+from ..arena.ladder import LadderConfig
 from ..nn.config import ModelConfig, preset
 from ..selfplay.worker import SelfPlayConfig
 from ..train.trainer import TrainConfig
@@ -34,13 +35,38 @@ class PipelineConfig:
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     evaluation: EvalConfig = field(default_factory=EvalConfig)
+    ladder: LadderConfig | None = None  # the strength ladder, by wall time (None: off)
     games_per_iteration: int = 200
-    steps_per_iteration: int = 300
+    steps_per_iteration: int = 300  # fixed, unless replay_ratio > 0
+    # > 0: train replay_ratio * (new rows) / batch_size steps per iteration, so each
+    # self-play row is sampled about this many times (KataGo keeps it near 4-8).
+    replay_ratio: float = 0.0
+    min_steps_per_iteration: int = 20
+    # > 0: the window grows with the run (KataGo's power law) from this many rows,
+    # up to train.window_samples, so the first random-network games leave it soon.
+    window_min_samples: int = 0
+    window_exponent: float = 0.75
+    window_growth: float = 0.4
     min_samples_to_train: int = 1000
     backend: str = "torch"  # torch | onnx | trt
     device: str = "cpu"  # cpu | cuda
     inference_threads: int = 0  # 0: all cores
     seed: int = 0
+
+    def window_size(self, total_rows: int) -> int:
+        """Rows in the training window once the run has written `total_rows`:
+        c * (1 + beta * ((n / c)^alpha - 1) / alpha) for n > c (KataGo), capped."""
+        c, cap = self.window_min_samples, self.train.window_samples
+        if c <= 0 or total_rows <= c:
+            return cap if c <= 0 else min(c, cap)
+        a = self.window_exponent
+        return min(cap, round(c * (1 + self.window_growth * ((total_rows / c) ** a - 1) / a)))
+
+    def train_steps(self, new_rows: int) -> int:
+        """Training steps for an iteration whose self-play wrote `new_rows` rows."""
+        if self.replay_ratio <= 0:
+            return self.steps_per_iteration
+        return max(self.min_steps_per_iteration, round(self.replay_ratio * new_rows / self.train.batch_size))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -52,6 +78,8 @@ class PipelineConfig:
         data["selfplay"] = SelfPlayConfig(**data["selfplay"])
         data["train"] = TrainConfig.from_dict(data["train"])
         data["evaluation"] = EvalConfig(**data["evaluation"])
+        if data.get("ladder") is not None:
+            data["ladder"] = LadderConfig.from_dict(data["ladder"])
         return cls(**data)
 
     def save(self, path: str | Path) -> None:
@@ -72,19 +100,23 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
         preset="cpu", model=preset("small"),
         selfplay=SelfPlayConfig(concurrent_games=100, full_visits=48, fast_visits=12, full_search_prob=0.25,
                                 leaves_per_game=2, games_per_chunk=50),
-        train=TrainConfig(batch_size=128, lr=2e-3, warmup_steps=100, total_steps=30_000, window_samples=250_000),
-        games_per_iteration=200, steps_per_iteration=250, min_samples_to_train=500,
-        # torch ran 830 network evaluations/s against onnxruntime's 677 on the 2-core CI CPU
-        # (bench/selfplay.py, same run); models are exported to ONNX every iteration all the same.
-        evaluation=EvalConfig(openings=4, visits=24), backend="torch"),
+        train=TrainConfig(batch_size=128, lr=2e-3, warmup_steps=100, total_steps=30_000, window_samples=150_000),
+        # Each self-play row is sampled ~5 times (was ~13), and the window starts at 20k rows and
+        # grows with the run, so the random network's games leave it within the first hour.
+        games_per_iteration=200, replay_ratio=5.0, min_steps_per_iteration=40, window_min_samples=20_000,
+        steps_per_iteration=250, min_samples_to_train=500,
+        evaluation=EvalConfig(openings=4, visits=24), backend="torch",
+        ladder=LadderConfig(visits=100, games=64, every_minutes=30.0, threads=2)),
     # A GPU box: the base model, big batches.
     "gpu": PipelineConfig(
         preset="gpu", model=preset("base"),
         selfplay=SelfPlayConfig(concurrent_games=512, full_visits=400, fast_visits=100, full_search_prob=0.25,
                                 leaves_per_game=2, cache_mb=1024, search_threads=4, games_per_chunk=256),
         train=TrainConfig(batch_size=512, lr=1e-3, warmup_steps=500, total_steps=200_000, window_samples=2_000_000),
-        games_per_iteration=4096, steps_per_iteration=2000, min_samples_to_train=20_000,
-        evaluation=EvalConfig(openings=32, visits=200), backend="torch", device="cuda"),
+        games_per_iteration=4096, steps_per_iteration=2000, replay_ratio=6.0, window_min_samples=250_000,
+        min_samples_to_train=20_000,
+        evaluation=EvalConfig(openings=32, visits=200), backend="torch", device="cuda",
+        ladder=LadderConfig(visits=200, games=128, every_minutes=30.0, threads=4)),
     # Tests: minutes-sized end to end.
     "tiny": PipelineConfig(
         preset="tiny", model=preset("tiny"),
@@ -92,7 +124,9 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
                                 max_random_plies=6, leaves_per_game=2, cache_mb=8, games_per_chunk=6),
         train=TrainConfig(batch_size=32, lr=3e-3, warmup_steps=5, total_steps=1000, window_samples=20_000),
         games_per_iteration=12, steps_per_iteration=8, min_samples_to_train=10,
-        evaluation=EvalConfig(openings=1, visits=4), backend="onnx"),
+        evaluation=EvalConfig(openings=1, visits=4), backend="onnx",
+        ladder=LadderConfig(visits=2, games=2, opponents=("greedy",), calibration=(("random", "greedy"),),
+                            calibration_games=2, every_minutes=0.0)),
 }
 
 

@@ -201,19 +201,32 @@ class Iteration:
     seconds: dict[str, float] = field(default_factory=dict)  # stage name -> seconds it took
 
 
+def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:
+    """The model that plays self-play after k iterations: the newest one, or with gating
+    the newest one that passed its gate (model 0 always has)."""
+    if not config.evaluation.gating:
+        return k
+    for j in range(k, 0, -1):
+        path = run.evaluation(j)
+        if path.exists() and json.loads(path.read_text()).get("accepted", True):
+            return j
+    return 0
+
+
 def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool, log: Log) -> dict:
     done, chunk = completed_selfplay(run, k)
     wanted = config.games_per_iteration - done
     if wanted <= 0:
         return {"games": 0, "resumed_games": done}
-    evaluator = make_evaluator(config, run, k, log)
+    player = best_model(config, run, k)
+    evaluator = make_evaluator(config, run, player, log)
     describe = getattr(evaluator, "describe", lambda: config.backend)()
-    log(f"[iter {k}] self-play: {wanted} games with model_{k:04d} on {describe}"
+    log(f"[iter {k}] self-play: {wanted} games with model_{player:04d} on {describe}"
         + (f" ({done} already written)" if done else ""))
     komi = KomiSampler.load(run.komi)
     stats = run_selfplay(evaluator, config.selfplay, run.selfplay, f"iter{k:04d}", wanted, komi, run.komi,
                          seed=config.seed * 100_003 + k * 1009 + chunk, first_chunk=chunk,
-                         model_name=f"model_{k:04d}", progress=progress)
+                         model_name=f"model_{player:04d}", progress=progress)
     summary = stats.summary()
     summary["resumed_games"] = done
     summary["fair_komi"] = komi.fair_komi()
@@ -289,7 +302,9 @@ def stage_engine(it: Iteration) -> dict:
 
 
 def stage_evaluate(it: Iteration) -> dict:
-    """Model k+1 against model k and against the baseline bot; ratings over all evaluation games."""
+    """Model k+1 against the previous model (with gating: the model self-play uses now) and
+    against the baseline bot; ratings over all evaluation games. With gating, the new model
+    replaces that one in self-play only if it passes the SPRT."""
     config, run, k, progress, log = it.config, it.run, it.k, it.progress, it.log
     path = run.evaluation(k + 1)
     if path.exists():
@@ -297,13 +312,14 @@ def stage_evaluate(it: Iteration) -> dict:
     ev = config.evaluation
     openings = make_openings(ev.openings, ev.opening_plies, seed=config.seed + k)
     n = 2 * len(openings)
-    new_name, old_name = f"model_{k + 1:04d}", f"model_{k:04d}"
+    previous = best_model(config, run, k)
+    new_name, old_name = f"model_{k + 1:04d}", f"model_{previous:04d}"
 
     def network(name: str, index: int) -> Player:
         return Player(name, n, evaluator=make_evaluator(config, run, index, log), visits=ev.visits, seed=index)
 
     new = network(new_name, k + 1)
-    records = play_match(new, network(old_name, k), openings, progress=progress, desc=f"eval vs {old_name}")
+    records = play_match(new, network(old_name, previous), openings, progress=progress, desc=f"eval vs {old_name}")
     records += play_match(new, Player(ev.baseline, n, bot=ev.baseline, seed=k), openings, progress=progress,
                           desc=f"eval vs {ev.baseline}")
     games_path = path.with_suffix(".games.jsonl")
@@ -324,6 +340,7 @@ def stage_evaluate(it: Iteration) -> dict:
         "ratings": {name: r.__dict__ for name, r in ratings.items()},
         "anchor": ev.baseline,
         "accepted": accepted,
+        "previous": old_name,
     }
     write_text_atomic(path, json.dumps(result, indent=1))
     return result

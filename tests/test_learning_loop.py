@@ -1,0 +1,66 @@
+"""The learning loop's balance and gates: replay ratio, a growing window,
+gating that really keeps the previous model, and the ladder stage."""
+
+import dataclasses
+import json
+
+import pytest
+
+from popucom.arena import ratings
+from popucom.pipeline import run_pipeline
+from popucom.pipeline.config import EvalConfig, PipelineConfig, pipeline_preset
+
+
+def test_replay_ratio_and_window_growth() -> None:
+    config = pipeline_preset("cpu")
+    assert config.train_steps(2560) == round(5 * 2560 / 128)
+    assert config.train_steps(10) == config.min_steps_per_iteration
+    assert config.window_size(5_000) == 20_000
+    sizes = [config.window_size(n) for n in (20_000, 100_000, 400_000, 10**8)]
+    assert sizes == sorted(sizes) and sizes[0] == 20_000 and sizes[-1] == config.train.window_samples
+    assert 20_000 < sizes[1] < 100_000  # grows, but slower than the data
+    fixed = dataclasses.replace(config, replay_ratio=0.0, window_min_samples=0)
+    assert fixed.train_steps(2560) == fixed.steps_per_iteration and fixed.window_size(5) == fixed.train.window_samples
+    restored = PipelineConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    assert restored == config
+
+
+def selfplay_models(run, iteration: int) -> set[str]:
+    names = set()
+    for f in (run / "selfplay").glob(f"iter{iteration:04d}-*.games.jsonl"):
+        names |= {json.loads(line)["black"] for line in f.read_text().splitlines()}
+    return names
+
+
+def test_gating_keeps_the_previous_model_when_the_new_one_fails(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(ratings.SPRT, "decide", lambda self, scores: "H0")
+    config = pipeline_preset("tiny", evaluation=EvalConfig(openings=1, visits=4, gating=True), ladder=None)
+    run_pipeline(tmp_path, config, iterations=2, progress=False, log=lambda line: None)
+    first = json.loads((tmp_path / "eval" / "iter_0001.json").read_text())
+    assert first["accepted"] is False and first["previous"] == "model_0000"
+    # iteration 2's self-play still uses model 0, and model 2 is gated against it
+    assert selfplay_models(tmp_path, 1) == {"model_0000"}
+    assert json.loads((tmp_path / "eval" / "iter_0002.json").read_text())["previous"] == "model_0000"
+
+
+def test_without_gating_the_newest_model_plays(tmp_path) -> None:
+    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=2, progress=False, log=lambda line: None)
+    assert selfplay_models(tmp_path, 1) == {"model_0001"}
+    # the ladder stage ran (every_minutes=0 in the tiny preset): points, ratings, curve, metrics
+    ladder = tmp_path / "ladder"
+    points = [json.loads(line) for line in (ladder / "points.jsonl").read_text().splitlines()]
+    assert [p["model"] for p in points] == ["model_0001", "model_0002"]
+    saved = json.loads((ladder / "ratings.json").read_text())
+    assert saved["ratings"]["random"]["elo"] == 0 and "model_0002" in saved["ratings"]
+    assert (ladder / "curve.png").stat().st_size > 1000
+    metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert metrics[-1]["ladder"]["model"] == "model_0002"
+    assert metrics[-1]["train"]["new_rows"] > 0
+
+
+@pytest.mark.parametrize("bad", [{"games": 3}, {"visits": 0}])
+def test_bad_ladder_config_is_refused(bad) -> None:
+    from popucom.arena.ladder import LadderConfig
+
+    with pytest.raises(ValueError):
+        LadderConfig(**bad)
