@@ -1,19 +1,27 @@
 """A GTP-framed engine on stdin/stdout: `=`/`?` replies with optional ids, each
 ended by a blank line; diagnostics go to stderr. See docs/engine_protocol.md.
+
+Framing holds for any input: standard input is read as bytes (a line that is not
+UTF-8 text is answered with `?`, whatever PYTHONIOENCODING says), every command
+gets exactly one reply, and no reply contains a blank line (which would end it
+early). Any command, another analysis included, ends a running analysis. A closed
+standard output ends the engine quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
 import sys
 import threading
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Callable, Iterator
+from typing import BinaryIO, TextIO
 
 from .. import __version__, _core
 from ..arena.players import PlayerSpec, load_evaluator
+from ..limits import check_komi, check_seconds
 from ..search import GameSearch
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
@@ -23,9 +31,72 @@ class GtpError(Exception):
     """Answered with `?` and the message."""
 
 
+# GTP: control characters other than tab and newline are removed; tabs become spaces.
+_CONTROL = {c: None for c in range(32) if c not in (9, 10)} | {9: 32, 127: None}
+
+
+def decode_line(raw: bytes | str) -> str | None:
+    """The text of one input line with control characters removed; None if it is not UTF-8."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return raw.translate(_CONTROL)
+
+
+MAX_LINE_BYTES = 16 << 20
+TOO_LONG = b"\xff line too long"  # stands for a longer line; not UTF-8, so it can never be a command
+
+
+def read_lines(stream: BinaryIO | TextIO) -> Iterator[bytes | str]:
+    """The lines of `stream`, as bytes where it has a file descriptor. Reads the descriptor
+    directly: a thread blocked in a buffered reader holds its lock, and an engine that ends
+    while that thread waits would abort the interpreter's shutdown."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield from getattr(stream, "buffer", stream)
+        return
+    rest, skipping = b"", False
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        rest += chunk
+        *complete, rest = rest.split(b"\n")
+        for line in complete:
+            if skipping:
+                skipping = False
+                yield TOO_LONG
+            else:
+                yield line + b"\n"
+        if len(rest) > MAX_LINE_BYTES:  # a line without end must not eat the memory
+            rest, skipping = b"", True
+    if skipping:
+        yield TOO_LONG
+    elif rest:
+        yield rest
+
+
+def frame(head: str, text: str) -> str:
+    """One GTP reply: head (`=id` or `?id`), the text without blank lines, and the blank line ending it."""
+    lines = [line.rstrip() for line in text.replace("\r", "").split("\n")]
+    body = "\n".join(line for line in lines if line.strip())
+    if text.startswith("\n") and body:  # multi-line replies such as showboard start on their own line
+        return f"{head}\n{body}\n\n"
+    return f"{head} {body}\n\n" if body else f"{head}\n\n"
+
+
 class Engine:
     def __init__(self, player: str, visits: int | None = None, seconds: float | None = None, komi: int = 0,
                  threads: int = 1, out: TextIO = sys.stdout) -> None:
+        # Validated before anything is loaded: a NaN time never ends a search, a huge komi
+        # overflows the core's 32-bit komi.
+        seconds = check_seconds(seconds, "--seconds")
+        komi = check_komi(komi, "--komi")
+        if visits is not None and visits < 1:
+            raise ValueError(f"--visits must be at least 1, got {visits}")
         self.spec = PlayerSpec.parse(player if visits is None or "@" in player or
                                      not player.endswith((".onnx", ".pt")) else f"{player}@visits={visits}")
         self.bot = _core.Bot(self.spec.source, seed=0) if self.spec.kind == "bot" else None
@@ -39,6 +110,7 @@ class Engine:
         self.out = out
         self.lock = threading.Lock()
         self.running = True
+        self.output_closed = False
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
             "name": lambda a: "popucom",
@@ -74,14 +146,15 @@ class Engine:
         return ""
 
     def set_komi(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpError("syntax error: komi wants a number")
         try:
-            value = float(args[0])
-        except (IndexError, ValueError):
-            raise GtpError("syntax error: komi wants a number") from None
-        if value != int(value):
-            raise GtpError("komi must be a whole number in this game")
-        self.komi = int(value)
-        self.game = _core.Game.from_record(self.game.record, komi=self.komi)
+            komi = check_komi(args[0])
+        except ValueError as e:
+            raise GtpError(str(e)) from None
+        # Replay first, set after: a failure leaves the old komi and game in place.
+        self.game = _core.Game.from_record(self.game.record, komi=komi)
+        self.komi = komi
         return ""
 
     def colour(self, args: list[str]) -> _core.Color:
@@ -146,7 +219,7 @@ class Engine:
                            "no_legal_move": "loses", "score": "black floors - white floors + komi"})
 
     def analyze_placeholder(self, args: list[str]) -> str:
-        raise AssertionError("handled by the main loop")
+        raise GtpError("popucom-analyze is handled by the main loop")  # never reached: serve() starts it
 
     # --- streaming analysis ----------------------------------------------------------
     def start_analysis(self, ident: str, args: list[str]) -> threading.Event:
@@ -182,8 +255,15 @@ class Engine:
     # --- I/O -------------------------------------------------------------------------
     def write(self, text: str) -> None:
         with self.lock:
-            self.out.write(text)
-            self.out.flush()
+            if self.output_closed:
+                return
+            try:
+                self.out.write(text)
+                self.out.flush()
+            except (BrokenPipeError, ConnectionResetError, ValueError):  # ValueError: the stream was closed
+                # The reader has gone: nothing more can be answered, so stop (no traceback).
+                self.output_closed = True
+                self.running = False
 
     def handle(self, line: str) -> tuple[str, str, list[str]] | None:
         """Parses a line into (id, command, args); None for blank or comment lines."""
@@ -198,31 +278,45 @@ class Engine:
 
     def respond(self, ident: str, command: str, args: list[str]) -> None:
         if command not in self.commands:
-            self.write(f"?{ident} unknown command '{command}'\n\n")
+            self.write(frame(f"?{ident}", f"unknown command '{command[:100]}'"))
             return
         try:
             reply = self.commands[command](args)
-            self.write(f"={ident}" + (f" {reply}" if reply else "") + "\n\n")
+            self.write(frame(f"={ident}", reply))
         except GtpError as e:
-            self.write(f"?{ident} {e}\n\n")
+            self.write(frame(f"?{ident}", str(e)))
         except Exception as e:  # a bug must not kill the engine: answer and go on
             print(f"internal error in {command}: {e!r}", file=sys.stderr)
-            self.write(f"?{ident} internal error: {e}\n\n")
+            self.write(frame(f"?{ident}", f"internal error: {e}"))
 
-    def serve(self, stream: TextIO) -> None:
-        lines: queue.Queue[str | None] = queue.Queue()
+    def serve(self, stream: BinaryIO | TextIO) -> None:
+        """Answers commands from `stream` (bytes preferred: a text stream's `.buffer` is used)
+        until quit, end of input or a closed output."""
+        lines: queue.Queue[bytes | str | None] = queue.Queue()
 
         def reader() -> None:
-            for line in stream:
-                lines.put(line)
-            lines.put(None)
+            try:
+                for line in read_lines(stream):
+                    lines.put(line)
+            except (OSError, ValueError) as e:  # input gone: end as at end of input
+                print(f"cannot read standard input: {e}", file=sys.stderr)
+            finally:
+                lines.put(None)
 
         threading.Thread(target=reader, daemon=True).start()
+        pending: bytes | str | None = None
         while self.running:
-            line = lines.get()
-            if line is None:
+            raw, pending = (pending if pending is not None else lines.get()), None
+            if raw is None:
                 return
-            parsed = self.handle(line)
+            if raw is TOO_LONG:
+                self.write(frame("?", f"line longer than {MAX_LINE_BYTES} bytes, ignored"))
+                continue
+            text = decode_line(raw)
+            if text is None:
+                self.write(frame("?", "command is not UTF-8 text"))
+                continue
+            parsed = self.handle(text)
             if parsed is None:
                 continue
             ident, command, args = parsed
@@ -232,21 +326,24 @@ class Engine:
             try:
                 stop = self.start_analysis(ident, args)
             except GtpError as e:
-                self.write(f"?{ident} {e}\n\n")
+                self.write(frame(f"?{ident}", str(e)))
                 continue
-            nxt = lines.get()  # the analysis streams until the next command (or end of input) arrives
+            # The analysis streams until the next line arrives; that line (another analysis
+            # included) is then handled like any other, by the loop.
+            pending = lines.get()
             stop.set()
             self.search.stop()
             self.write("\n")
-            if nxt is None:
+            if pending is None:
                 return
-            parsed = self.handle(nxt)
-            if parsed is not None:
-                self.respond(*parsed)
 
 
 def run_engine(args: argparse.Namespace) -> int:
     engine = Engine(args.player, visits=args.visits, seconds=args.seconds, komi=args.komi, threads=args.threads)
     print(f"popucom engine ready: {engine.spec.name}", file=sys.stderr)
     engine.serve(sys.stdin)
+    if engine.output_closed:
+        # Keep Python's final flush of the dead pipe from printing an error at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("standard output was closed; engine stopped", file=sys.stderr)
     return 0

@@ -1,0 +1,42 @@
+"""Ranges of user-given values, checked once in Python before they reach the core.
+
+The core takes komi as any 32-bit integer, but a komi beyond the 81 floors of the
+board decides every game before it starts and feeds the network a komi plane far
+outside anything it was trained on; time limits must be finite and positive or a
+search never ends.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from . import _core
+
+MAX_KOMI = _core.NUM_SQUARES  # |komi| above the number of floors decides every game by komi alone
+MAX_SECONDS = 24 * 3600.0
+
+
+def check_komi(value: object, what: str = "komi") -> int:
+    """`value` (an int, float or text) as a whole-number komi in [-MAX_KOMI, MAX_KOMI]; ValueError otherwise."""
+    rule = f"{what} must be a whole number from {-MAX_KOMI} to {MAX_KOMI} (the board has {MAX_KOMI} floors)"
+    if isinstance(value, bool):
+        raise ValueError(f"{rule}, got {value!r}")
+    try:
+        number = float(value) if isinstance(value, str) else value
+        if not isinstance(number, numbers.Real) or not math.isfinite(number):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ValueError(f"{rule}, got {str(value)[:40]!r}") from None
+    if number != int(number) or abs(number) > MAX_KOMI:
+        raise ValueError(f"{rule}, got {str(value)[:40]}")
+    return int(number)
+
+
+def check_seconds(value: float | None, what: str = "seconds") -> float | None:
+    """A time limit: None (no limit) or finite, > 0 and at most a day; ValueError otherwise."""
+    if value is None:
+        return None
+    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise ValueError(f"{what} must be a number of seconds > 0 and at most {MAX_SECONDS:.0f}, got {value}")
+    return float(value)
