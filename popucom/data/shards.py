@@ -105,7 +105,10 @@ def write_shard(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: di
 
 
 def read_shard(path: str | os.PathLike) -> Shard:
-    """Opens a shard with memory-mapped arrays; raises ShardError naming what is wrong."""
+    """Opens a shard with memory-mapped arrays; raises ShardError naming the file and the field
+    that is wrong. Everything in the header is checked before it is used (the header may have
+    been written by anyone), and the targets are checked for values no game can produce:
+    NaN/inf or negative policy, NaN/inf score, an outcome or ownership outside -1..1."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -114,6 +117,8 @@ def read_shard(path: str | os.PathLike) -> Shard:
             if magic != MAGIC:
                 raise ShardError(f"{path}: not a popucom shard (bad magic {magic!r})")
             length = int.from_bytes(f.read(4), "little")
+            if 12 + length > size:
+                raise ShardError(f"{path}: truncated shard header ({length} bytes announced, file has {size})")
             raw = f.read(length)
     except OSError as e:
         raise ShardError(f"{path}: cannot read shard: {e}") from e
@@ -121,29 +126,74 @@ def read_shard(path: str | os.PathLike) -> Shard:
         raise ShardError(f"{path}: truncated shard header")
     try:
         header = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
         raise ShardError(f"{path}: corrupt shard header: {e}") from e
+    if not isinstance(header, dict):
+        raise ShardError(f"{path}: corrupt shard header: a JSON {type(header).__name__}, not an object")
     if header.get("format_version") != FORMAT_VERSION:
-        raise ShardError(f"{path}: shard format version {header.get('format_version')}, "
+        raise ShardError(f"{path}: shard format version {header.get('format_version')!r:.40}, "
                          f"this build reads version {FORMAT_VERSION}")
     if header.get("feature_version") != _core.FEATURE_VERSION:
-        raise ShardError(f"{path}: shard written for feature version {header.get('feature_version')}, "
+        raise ShardError(f"{path}: shard written for feature version {header.get('feature_version')!r:.40}, "
                          f"this build encodes version {_core.FEATURE_VERSION}")
     n = header.get("num_samples")
+    if not _is_count(n):
+        raise ShardError(f"{path}: header field 'num_samples' is {n!r:.40}, not a count")
+    if not isinstance(header.get("meta", {}), dict):
+        raise ShardError(f"{path}: header field 'meta' is not an object")
+    specs = header.get("arrays")
+    if not isinstance(specs, dict):
+        raise ShardError(f"{path}: header field 'arrays' is missing or not an object")
     arrays = {}
     for name, (dtype, shape, _) in FIELDS.items():
-        spec = header.get("arrays", {}).get(name)
+        spec = specs.get(name)
         if spec is None:
             raise ShardError(f"{path}: shard has no array '{name}'")
-        if np.dtype(spec["dtype"]) != dtype or tuple(spec["shape"]) != (n, *shape):
-            raise ShardError(f"{path}: array '{name}' has dtype {spec['dtype']} shape {spec['shape']}, "
-                             f"expected {dtype.str} {[n, *shape]}")
-        end = spec["offset"] + dtype.itemsize * int(np.prod((n, *shape)))
+        if not isinstance(spec, dict):
+            raise ShardError(f"{path}: array '{name}': its header entry is not an object")
+        try:
+            found = np.dtype(spec.get("dtype"))
+        except (TypeError, ValueError):
+            raise ShardError(f"{path}: array '{name}' has unknown dtype {spec.get('dtype')!r:.40}, "
+                             f"expected {dtype.str}") from None
+        if found != dtype or spec.get("shape") != [n, *shape]:
+            raise ShardError(f"{path}: array '{name}' has dtype {spec.get('dtype')!r:.40} shape "
+                             f"{spec.get('shape')!r:.80}, expected {dtype.str} {[n, *shape]}")
+        offset = spec.get("offset")
+        if not _is_count(offset) or offset < 12 + length:
+            raise ShardError(f"{path}: array '{name}' has offset {offset!r:.40}; it must be a whole number of "
+                             f"bytes past the header (>= {12 + length})")
+        end = offset + dtype.itemsize * int(np.prod((n, *shape)))
         if end > size:
             raise ShardError(f"{path}: truncated shard (array '{name}' ends at byte {end}, file has {size})")
-        arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=spec["offset"], shape=(n, *shape)) if n else \
+        arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(n, *shape)) if n else \
             np.zeros((0, *shape), dtype=dtype)
+    _check_targets(path, arrays)
     return Shard(path, header, arrays)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 48
+
+
+def _check_targets(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Refuses values that no game produces, which would train silently into nonsense
+    (a negative policy drove the loss to -125,762)."""
+    def bad_rows(name: str, ok: np.ndarray) -> None:
+        if not ok.all():
+            rows = np.flatnonzero(~ok.reshape(len(ok), -1).all(axis=1) if ok.ndim > 1 else ~ok)
+            raise ShardError(f"{path}: array '{name}' has {len(rows)} bad rows ({_MEANING[name]}), first row "
+                             f"{int(rows[0])}")
+
+    policy = np.asarray(arrays["policy"], dtype=np.float32)
+    bad_rows("policy", np.isfinite(policy) & (policy >= 0))
+    bad_rows("score", np.isfinite(np.asarray(arrays["score"])))
+    bad_rows("outcome", np.abs(np.asarray(arrays["outcome"], dtype=np.int16)) <= 1)
+    bad_rows("ownership", np.abs(np.asarray(arrays["ownership"], dtype=np.int16)) <= 1)
+
+
+_MEANING = {"policy": "NaN, inf or negative probabilities", "score": "NaN or inf",
+            "outcome": "not -1, 0 or 1", "ownership": "not -1, 0 or 1"}
 
 
 def samples_from_game(

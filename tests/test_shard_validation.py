@@ -1,0 +1,144 @@
+"""Shards written by anyone: crafted headers and impossible targets are refused with a
+ShardError naming the file and the field (issue 11, item 8), plus a seeded fuzzer."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from popucom.data import ShardError, read_shard, write_shard
+from popucom.data.shards import FIELDS, MAGIC
+
+
+@pytest.fixture(scope="module")
+def good(bot_shards):
+    return sorted(bot_shards.glob("*.pcs"))[0]
+
+
+def rewrite_header(good, tmp_path, edit) -> object:
+    raw = good.read_bytes()
+    length = int.from_bytes(raw[8:12], "little")
+    header = json.loads(raw[12:12 + length])
+    body_start = min(spec["offset"] for spec in header["arrays"].values())
+    new = edit(header)
+    data = json.dumps(new).encode()
+    assert 12 + len(data) <= body_start
+    path = tmp_path / "crafted.pcs"
+    path.write_bytes(MAGIC + len(data).to_bytes(4, "little") + data + b" " * (body_start - 12 - len(data))
+                     + raw[body_start:])
+    return path
+
+
+def set_in(header: dict, keys: list, value) -> dict:
+    node = header
+    for key in keys[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[keys[-1]]
+    else:
+        node[keys[-1]] = value
+    return header
+
+
+@pytest.mark.parametrize("keys, value, message", [
+    ([], [], "a JSON list, not an object"),
+    (["arrays"], KeyError, "'arrays' is missing"),
+    (["arrays"], [1], "'arrays' is missing or not an object"),
+    (["arrays", "policy"], "f2", "array 'policy': its header entry is not an object"),
+    (["arrays", "policy", "dtype"], "<x9", "array 'policy' has unknown dtype '<x9'"),
+    (["arrays", "score", "dtype"], None, "array 'score' has dtype None"),
+    (["arrays", "policy", "dtype"], "<f4", "array 'policy' has dtype '<f4'"),
+    (["arrays", "outcome", "offset"], KeyError, "array 'outcome' has offset None"),
+    (["arrays", "outcome", "offset"], -64, "array 'outcome' has offset -64"),
+    (["arrays", "outcome", "offset"], 1.5, "array 'outcome' has offset 1.5"),
+    (["arrays", "outcome", "offset"], 2**70, "array 'outcome' has offset"),
+    (["arrays", "state", "shape"], "x", "array 'state' has dtype"),
+    (["num_samples"], "12", "'num_samples' is '12', not a count"),
+    (["num_samples"], -1, "'num_samples' is -1"),
+    (["num_samples"], 10**30, "'num_samples' is"),
+    (["meta"], [], "'meta' is not an object"),
+    (["format_version"], KeyError, "shard format version None"),
+])
+def test_crafted_headers_are_refused(good, tmp_path, keys, value, message) -> None:
+    path = rewrite_header(good, tmp_path, lambda h: value if not keys else set_in(h, keys, value))
+    with pytest.raises(ShardError, match=message) as info:
+        read_shard(path)
+    assert str(path) in str(info.value)
+
+
+def arrays_of(good) -> dict:
+    shard = read_shard(good)
+    return {name: np.array(shard.arrays[name]) for name in FIELDS}
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("policy", np.nan, "array 'policy' has 1 bad rows \\(NaN, inf or negative"),
+    ("policy", np.inf, "array 'policy'"),
+    ("policy", -0.5, "array 'policy'.*first row 3"),
+    ("score", np.inf, "array 'score' has 1 bad rows \\(NaN or inf\\)"),
+    ("score", np.nan, "array 'score'"),
+    ("outcome", 7, "array 'outcome' has 1 bad rows \\(not -1, 0 or 1\\), first row 3"),
+    ("ownership", -2, "array 'ownership'"),
+])
+def test_impossible_targets_are_refused(good, tmp_path, field, value, message) -> None:
+    arrays = arrays_of(good)
+    if arrays[field].ndim == 2:
+        arrays[field][3, 5] = value
+    else:
+        arrays[field][3] = value
+    path = write_shard(tmp_path / "bad.pcs", arrays)
+    with pytest.raises(ShardError, match=message) as info:
+        read_shard(path)
+    assert str(path) in str(info.value)
+
+
+LEAVES = [None, -1, 0, 1, 2**70, -(2**70), 1.5, "x", "<f4", "|b1", [], {}, [1, 2], True, float("nan")]
+
+
+def fuzz_shards(good, tmp_path, cases: int, seed: int) -> None:
+    """Random header edits and body byte flips: read_shard raises ShardError or returns a shard
+    whose targets are all possible; nothing else, ever."""
+    rng = random.Random(seed)
+    raw = good.read_bytes()
+    length = int.from_bytes(raw[8:12], "little")
+    refused = 0
+    for case in range(cases):
+        path = tmp_path / f"fuzz{case % 4}.pcs"
+        if rng.random() < 0.6:
+            def edit(h: dict) -> object:
+                for _ in range(rng.randint(1, 3)):
+                    node, keys = h, []
+                    while isinstance(node, dict) and node and rng.random() < 0.7:
+                        key = rng.choice(sorted(node))
+                        keys.append(key)
+                        node = node[key]
+                    if not keys:
+                        return rng.choice(LEAVES)
+                    set_in(h, keys, rng.choice(LEAVES))
+                return h
+            path = rewrite_header(good, tmp_path, edit)
+        else:
+            data = bytearray(raw)
+            for _ in range(rng.randint(1, 8)):
+                pos = rng.randrange(12 + length if rng.random() < 0.3 else 0, len(data))
+                data[pos] = rng.randrange(256)
+            path.write_bytes(bytes(data[:rng.choice([len(data), rng.randrange(len(data))])]))
+        try:
+            shard = read_shard(path)
+        except ShardError:
+            refused += 1
+            continue
+        policy = np.asarray(shard.arrays["policy"], np.float32)
+        assert np.isfinite(policy).all() and (policy >= 0).all()
+        assert set(np.unique(np.asarray(shard.arrays["outcome"]))) <= {-1, 0, 1}
+    assert refused > cases // 4
+
+
+def test_shard_fuzz(good, tmp_path) -> None:
+    fuzz_shards(good, tmp_path, cases=300, seed=3)
+
+
+@pytest.mark.slow
+def test_shard_fuzz_long(good, tmp_path) -> None:
+    fuzz_shards(good, tmp_path, cases=5000, seed=4)
