@@ -1,4 +1,10 @@
-"""The `popucom` command: one program, one subcommand per job."""
+"""The `popucom` command: one program, one subcommand per job.
+
+No Python traceback reaches the user for bad input or a failed write: every
+failure ends as `error: ...` on stderr and a non-zero exit status (2 for input the
+command refuses, 1 for anything else, 130 when interrupted); `--debug` (before or
+after the subcommand) also prints the traceback.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +12,36 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from pathlib import Path
 
 from . import _core
 
+DEBUG = False  # set by --debug: show tracebacks
+
+
+def describe_error(error: BaseException) -> str:
+    """One line for the user: an OSError says what failed on which file, not its errno tuple."""
+    if isinstance(error, OSError) and error.strerror:
+        target = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror}{target}"
+    text = str(error) or type(error).__name__
+    return text if isinstance(error, (ValueError, RuntimeError)) else f"{type(error).__name__}: {text}"
+
 
 def fail(command: str, error: Exception) -> int:
-    print(f"popucom {command}: {error}", file=sys.stderr)
+    if DEBUG:
+        traceback.print_exception(error)
+    print(f"error: popucom {command}: {describe_error(error)}", file=sys.stderr)
     return 2
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Replays a record and prints the final board and result."""
+    from .limits import check_komi
+
     try:
-        game = _core.Game.from_record(args.record, komi=args.komi)
+        game = _core.Game.from_record(args.record, komi=check_komi(args.komi, "--komi"))
     except ValueError as e:
         return fail("show", e)
     print(game)
@@ -154,6 +176,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="popucom", description="Popucom Zero: a Match-n-POP engine.")
+    parser.add_argument("--debug", action="store_true", help="print Python tracebacks of errors")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("pipeline", help="self-play -> train -> export -> evaluate, forever (resumable)")
@@ -236,12 +259,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=200_000, help="random games per timed repeat (rules)")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats (the median is reported)")
     p.set_defaults(run=cmd_bench)
+    for command in sub.choices.values():  # --debug is also accepted after the subcommand
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    global DEBUG
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    DEBUG = bool(getattr(args, "debug", False)) or os.environ.get("POPUCOM_DEBUG", "") not in ("", "0")
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader of our output has gone (`popucom ... | head`): nothing to report to it, and
+        # Python's final flush of stdout must not print an error either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as e:  # the last line of defence: bad input or a failed write, never a traceback
+        if DEBUG:
+            traceback.print_exc()
+        print(f"error: popucom {args.command}: {describe_error(e)}"
+              + ("" if DEBUG else " (run with --debug for the traceback)"), file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

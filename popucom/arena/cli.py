@@ -6,10 +6,13 @@ import argparse
 import itertools
 import json
 import os
+import sys
+import tempfile
 import time
 from pathlib import Path
 
-from .match import append_records, make_openings, play_match, read_records, summarize
+from ..limits import check_komi
+from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
 from .players import Player, PlayerSpec, load_evaluator
 from .ratings import SPRT, colour_ratings, rate_players
 
@@ -41,7 +44,54 @@ def format_table(pairs: list[dict], ratings: dict, colour: dict, anchor: str) ->
     return "\n".join(lines)
 
 
+def check_appendable(path: str | os.PathLike, what: str) -> None:
+    """Fails before any game is played if `path` cannot be appended to."""
+    path = Path(path)
+    try:
+        if path.exists() and path.is_dir():
+            raise IsADirectoryError(21, "is a directory")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a"):
+            pass
+    except OSError as e:
+        raise ValueError(f"cannot write {what} to {path}: {e.strerror or e}") from None
+
+
+class SafeAppender:
+    """Appends to `path`; if that fails mid-run (disk full, file gone read-only), what was
+    played goes to a fallback file in the temp directory instead, and the run says where."""
+
+    def __init__(self, path: str | os.PathLike, what: str) -> None:
+        self.path, self.what = Path(path), what
+        self.fallback: Path | None = None
+        self.error = ""
+
+    def append(self, text: str) -> None:
+        if self.fallback is None:
+            try:
+                with open(self.path, "a") as f:
+                    f.write(text)
+                return
+            except OSError as e:
+                self.error = e.strerror or str(e)
+                fd, name = tempfile.mkstemp(prefix=f"popucom-{self.path.stem}-", suffix=self.path.suffix or ".jsonl")
+                os.close(fd)
+                self.fallback = Path(name)
+                print(f"error: cannot write {self.what} to {self.path} ({self.error}); writing them to "
+                      f"{self.fallback} instead", file=sys.stderr)
+        with open(self.fallback, "a") as f:
+            f.write(text)
+
+
 def run_arena(args: argparse.Namespace) -> int:
+    komi = check_komi(args.komi, "--komi")
+    make_openings(1, args.opening_plies, args.seed)  # refuses bad --opening-plies before models load
+    if args.openings < 1:
+        raise ValueError(f"--openings must be at least 1, got {args.openings}")
+    check_appendable(args.games_out, "game records")
+    check_appendable(args.results, "results")
+    if args.refit:
+        read_records(args.games_out)  # a bad record is reported now, not after the games
     specs = [PlayerSpec.parse(p) for p in args.players]
     if len(specs) < 2:
         raise ValueError("the arena needs at least two players")
@@ -64,7 +114,10 @@ def run_arena(args: argparse.Namespace) -> int:
             return Player(spec.name, games, bot=spec.source, seed=seed)
         return Player(spec.name, games, evaluator=evaluators[spec.name], visits=spec.visits, seed=seed)
 
-    records, pairs = [], []
+    records: list[GameRecord] = []
+    pairs = []
+    games_out = SafeAppender(args.games_out, "game records")
+    results_out = SafeAppender(args.results, "results")
     start = time.perf_counter()
     for i, (a, b) in enumerate(itertools.combinations(specs, 2)):
         if sprt:
@@ -74,7 +127,7 @@ def run_arena(args: argparse.Namespace) -> int:
             for r in range(0, len(openings), chunk):
                 batch = openings[r:r + chunk]
                 pair_records += play_match(player(a, 2 * len(batch), i), player(b, 2 * len(batch), i + 100),
-                                           batch, komi=args.komi, progress=False)
+                                           batch, komi=komi, progress=False)
                 decision = sprt.decide([g.score_for(a.name) for g in pair_records])
                 print(f"  {len(pair_records)} games: LLR {sprt.llr([g.score_for(a.name) for g in pair_records]):+.2f} "
                       f"(bounds {sprt.bounds()[0]:+.2f}, {sprt.bounds()[1]:+.2f}) -> {decision}")
@@ -82,23 +135,27 @@ def run_arena(args: argparse.Namespace) -> int:
                     break
         else:
             pair_records = play_match(player(a, 2 * len(openings), i), player(b, 2 * len(openings), i + 100),
-                                      openings, komi=args.komi, progress=True, desc=f"{a.name} vs {b.name}")
+                                      openings, komi=komi, progress=True, desc=f"{a.name} vs {b.name}")
             decision = None
-        append_records(args.games_out, pair_records)
+        games_out.append(records_jsonl(pair_records))  # after every pair: a later failure loses nothing
         records += pair_records
         pairs.append({"a": a.name, "b": b.name, "summary": summarize(pair_records, a.name, b.name),
                       **({"sprt": decision} if sprt else {})})
-    pool = read_records(args.games_out) if args.refit else records
+    pool = records
+    if args.refit:
+        pool = read_records(args.games_out) + (read_records(games_out.fallback) if games_out.fallback else [])
     ratings = rate_players(pool, anchor)
     colour = colour_ratings(pool, anchor)
     print(format_table(pairs, ratings, colour, anchor))
     elapsed = time.perf_counter() - start
     summary = {"time": time.time(), "players": [s.name for s in specs], "openings": len(openings),
-               "komi": args.komi, "pairs": pairs, "anchor": anchor, "games": len(records),
+               "komi": komi, "pairs": pairs, "anchor": anchor, "games": len(records),
                "games_per_s": len(records) / elapsed if elapsed else 0.0,
                "ratings": {n: r.__dict__ for n, r in ratings.items()},
                "colour_ratings": {n: r.__dict__ for n, r in colour.items()}}
-    Path(args.results).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.results, "a") as f:
-        f.write(json.dumps(summary) + "\n")
-    return 0
+    results_out.append(json.dumps(summary) + "\n")
+    failed = [out for out in (games_out, results_out) if out.fallback]
+    for out in failed:
+        print(f"error: {out.what} could not be written to {out.path} ({out.error}); they are in {out.fallback}",
+              file=sys.stderr)
+    return 1 if failed else 0

@@ -37,7 +37,14 @@ class GameRecord:
 
 
 def make_openings(count: int, plies: int, seed: int) -> list[list[int]]:
-    """Reproducible random openings of `plies` moves (distinct where possible)."""
+    """Reproducible random openings of `plies` moves (distinct where possible), each leaving a
+    game still to play."""
+    moves = 2 * _core.MOVES_PER_PLAYER
+    if not 0 <= plies < moves:
+        raise ValueError(f"opening plies must be from 0 to {moves - 1} (a game has at most {moves} moves), "
+                         f"got {plies}")
+    if count < 1:
+        raise ValueError(f"the number of openings must be at least 1, got {count}")
     rng = random.Random(seed)
     openings, seen = [], set()
     for _ in range(count * 20):
@@ -45,11 +52,17 @@ def make_openings(count: int, plies: int, seed: int) -> list[list[int]]:
             break
         game = _core.Game()
         for _ in range(plies):
+            if game.is_over:
+                break
             game.play(rng.choice(game.legal_moves()))
+        if game.is_over:  # a random opening that ends the game leaves nothing to compare
+            continue
         key = tuple(game.moves)
         if key not in seen or len(seen) >= count * 10:
             seen.add(key)
             openings.append(list(game.moves))
+    if not openings:
+        raise ValueError(f"no random opening of {plies} plies leaves a game to play; use fewer opening plies")
     return openings
 
 
@@ -139,15 +152,28 @@ def append_records(path: str | Path, records: list[GameRecord]) -> None:
         f.flush()
 
 
+RESULTS = ("black", "white", "draw")
+
+
 def read_records(path: str | Path) -> list[GameRecord]:
+    """The game records of a JSONL file; ValueError naming the file and line of a record that is
+    malformed or holds an impossible result (it would silently change every rating fitted on it)."""
     records = []
-    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+    for number, line in enumerate(Path(path).read_text(errors="replace").splitlines(), 1):
         if not line.strip():
             continue
         try:
-            records.append(GameRecord(**json.loads(line)))
-        except (json.JSONDecodeError, TypeError) as e:
-            raise ValueError(f"{path}:{number}: malformed game record ({e})") from e
+            record = GameRecord(**json.loads(line))
+        except (json.JSONDecodeError, TypeError, RecursionError) as e:
+            raise ValueError(f"{path}:{number}: malformed game record ({e})") from None
+        if record.result not in RESULTS:
+            raise ValueError(f"{path}:{number}: game record with result {record.result!r:.40}, "
+                             f"expected one of {', '.join(RESULTS)}; fix or delete that line")
+        if not (isinstance(record.black, str) and isinstance(record.white, str) and record.black
+                and record.white and record.black != record.white):
+            raise ValueError(f"{path}:{number}: game record needs two different player names, "
+                             f"has black {record.black!r:.40} and white {record.white!r:.40}")
+        records.append(record)
     return records
 
 

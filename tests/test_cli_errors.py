@@ -1,0 +1,110 @@
+"""`popucom` never prints a traceback for bad input or a failed write (issue 11, items 7, 10, 12):
+`error: ...`, a non-zero exit status, and the traceback only with --debug."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "popucom.cli"]
+
+
+def popucom(*args: str, cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, input=stdin,
+                          cwd=cwd, env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1])))
+
+
+def assert_clean_error(out: subprocess.CompletedProcess, message: str) -> None:
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr, out.stderr
+    assert "error: " in out.stderr and message in out.stderr, out.stderr
+
+
+def test_run_dir_that_is_a_file(tmp_path) -> None:
+    (tmp_path / "f").write_text("x")
+    out = popucom("pipeline", "--run-dir", str(tmp_path / "f"), "--preset", "tiny", "--iterations", "1")
+    assert_clean_error(out, "is a file, not a directory")
+
+
+def test_arena_opening_plies_out_of_range(tmp_path) -> None:
+    out = popucom("arena", "greedy", "random", "--opening-plies", "60", cwd=tmp_path)
+    assert_clean_error(out, "opening plies must be from 0 to 49")
+    assert not (tmp_path / "arena").exists() or not list((tmp_path / "arena").iterdir())
+
+
+def test_arena_komi_out_of_range(tmp_path) -> None:
+    out = popucom("arena", "greedy", "random", "--komi", "99999999999", cwd=tmp_path)
+    assert_clean_error(out, "--komi must be a whole number from -81 to 81")
+
+
+def test_unwritable_games_out_fails_before_playing(tmp_path) -> None:
+    (tmp_path / "dir.jsonl").mkdir()
+    out = popucom("arena", "greedy", "uct:100000", "--games-out", str(tmp_path / "dir.jsonl"),
+                  "--results", str(tmp_path / "r.jsonl"))
+    assert_clean_error(out, f"cannot write game records to {tmp_path / 'dir.jsonl'}")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device that is always full)")
+def test_games_survive_a_full_disk(tmp_path) -> None:
+    out = popucom("arena", "greedy", "random", "--openings", "2", "--games-out", "/dev/full",
+                  "--results", str(tmp_path / "r.jsonl"))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "No space left on device" in out.stderr
+    fallback = Path(out.stderr.split("they are in ")[-1].strip())
+    try:
+        records = [json.loads(line) for line in fallback.read_text().splitlines()]
+    finally:
+        fallback.unlink()
+    assert len(records) == 4 and {r["black"] for r in records} == {"greedy", "random"}
+    assert json.loads((tmp_path / "r.jsonl").read_text())["games"] == 4  # the rest was written
+
+
+def test_refit_refuses_an_invalid_result(tmp_path) -> None:
+    games = tmp_path / "g.jsonl"
+    record = {"black": "greedy", "white": "random", "moves": "e5", "komi": 0, "result": "black", "score": 3,
+              "end": "moves_exhausted", "opening_plies": 0}
+    games.write_text(json.dumps(record) + "\n" + json.dumps({**record, "result": "foo"}) + "\n")
+    out = popucom("arena", "greedy", "random", "--refit", "--games-out", str(games),
+                  "--results", str(tmp_path / "r.jsonl"))
+    assert_clean_error(out, f"{games}:2: game record with result 'foo'")
+    assert not (tmp_path / "r.jsonl").exists() or not (tmp_path / "r.jsonl").read_text()
+
+
+def test_onnx_with_external_data_outside_its_folder(tmp_path) -> None:
+    import onnx
+
+    from popucom.nn import PopucomNet, preset
+    from popucom.nn.export import export_onnx
+
+    model = onnx.load(str(export_onnx(PopucomNet(preset("tiny")).eval(), tmp_path / "m.onnx")))
+    weights = max(model.graph.initializer, key=lambda t: len(t.raw_data))
+    weights.data_location = onnx.TensorProto.EXTERNAL
+    entry = weights.external_data.add()
+    entry.key, entry.value = "location", "../../../../etc/passwd"
+    weights.ClearField("raw_data")
+    (tmp_path / "ext.onnx").write_bytes(model.SerializeToString())
+    out = popucom("engine", "--player", str(tmp_path / "ext.onnx"), stdin="name\n")
+    assert_clean_error(out, "External data")
+
+
+def test_debug_shows_the_traceback() -> None:
+    out = popucom("show", "e5 zz")
+    assert_clean_error(out, "record move 2")
+    for flags in (["--debug", "show", "e5 zz"], ["show", "e5 zz", "--debug"]):
+        debug = popucom(*flags)
+        assert debug.returncode != 0 and "Traceback" in debug.stderr and "record move 2" in debug.stderr
+
+
+def test_closed_stdout_is_not_a_traceback() -> None:
+    proc = subprocess.Popen([*CLI, "bench", "rules", "--games", "1000", "--repeats", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err
+
+
+def test_show_komi_out_of_range() -> None:
+    assert_clean_error(popucom("show", "e5", "--komi", "99999999999"), "--komi must be a whole number from -81 to 81")
