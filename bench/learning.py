@@ -51,7 +51,8 @@ def main() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     run = args.run_dir or Path(tempfile.mkdtemp(prefix="popucom-learning-"))
     run.mkdir(parents=True, exist_ok=True)
-    config = pipeline_preset(args.preset, seed=args.seed, inference_threads=args.threads)
+    # The ladder runs after the budget, not inside it.
+    config = pipeline_preset(args.preset, seed=args.seed, inference_threads=args.threads, ladder=None)
     if args.root_search:
         config = dataclasses.replace(config, selfplay=dataclasses.replace(config.selfplay, root_search=args.root_search))
     log_file = open(run / "learning.log", "a", buffering=1)

@@ -76,6 +76,12 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         overrides["evaluation"] = replace(base.evaluation, gating=True)
     try:
         config = pipeline_preset(args.preset, **overrides)
+        if args.resume_from:
+            from dataclasses import replace
+
+            from .pipeline.config import PipelineConfig
+            from .weights import seed_run
+            config = replace(PipelineConfig.from_dict(seed_run(args.run_dir, args.resume_from)), **overrides)
         if args.ray_address:
             from .pipeline.cluster import run_cluster_pipeline
             run_cluster_pipeline(args.run_dir, config, args.iterations, args.ray_address)
@@ -174,6 +180,12 @@ def cmd_engine(args: argparse.Namespace) -> int:
         return fail("engine", e)
 
 
+def cmd_gui(args: argparse.Namespace) -> int:
+    from .gui.app import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="popucom", description="Popucom Zero: a Match-n-POP engine.")
     parser.add_argument("--debug", action="store_true", help="print Python tracebacks of errors")
@@ -188,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, help="stop once this many iterations are complete (default: never)")
     p.add_argument("--gating", action="store_true", help="keep the previous model unless the new one passes an SPRT")
     p.add_argument("--ray-address", help="run self-play workers as Ray actors on this cluster ([cluster] extra)")
+    p.add_argument("--resume-from", metavar="CKPT",
+                   help="start this (new) run directory from a shipped training checkpoint, e.g. "
+                        "weights/popucom-small-v1.pt, with its config and komi statistics")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=cmd_pipeline)
 
@@ -227,7 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_build_engine)
 
     p = sub.add_parser("arena", help="play players against each other; Bradley-Terry ratings with error bars")
-    p.add_argument("players", nargs="+", help="random, greedy, uct:N, model.onnx[@visits=N], ckpt.pt[@visits=N]")
+    p.add_argument("players", nargs="+", help="random, greedy, uct:N, best (the newest shipped model), model.onnx[@visits=N], "
+                        "ckpt.pt[@visits=N]")
     p.add_argument("--openings", type=int, default=10, help="openings per pair, each played twice (colours swapped)")
     p.add_argument("--opening-plies", type=int, default=4)
     p.add_argument("--komi", type=int, default=0)
@@ -242,12 +258,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_arena)
 
     p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")
-    p.add_argument("--player", default="uct:2000", help="random, greedy, uct:N or a model (.onnx/.pt)")
+    p.add_argument("--player", default="best",
+                   help="best (the newest shipped model under weights/, the default), random, greedy, uct:N "
+                        "or a model (.onnx/.pt)")
     p.add_argument("--visits", type=int, help="visits per move for a model player")
     p.add_argument("--seconds", type=float, help="time per move for a model player (instead of visits)")
     p.add_argument("--komi", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(run=cmd_engine)
+
+    p = sub.add_parser("gui", help="play against the AI and review games (PySide6, the [gui] extra)")
+    from .gui.app import add_arguments as add_gui_arguments
+    add_gui_arguments(p)
+    p.set_defaults(run=cmd_gui)
 
     p = sub.add_parser("show", help="replay a game record and print the board")
     p.add_argument("record", help="moves like 'e5 d4 c3' (Black first)")

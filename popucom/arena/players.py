@@ -36,13 +36,20 @@ class PlayerSpec:
                 raise ValueError(f"player '{text}': bots take no @visits (use uct:N for rollouts)")
             _core.Bot(base)  # validates the spec
             return cls(base, "bot", base)
+        if base == "best":
+            from ..weights import newest_model, weights_dir
+            newest = newest_model()
+            if newest is None:
+                raise ValueError(f"player 'best': no shipped model (popucom-<preset>-v<N>.onnx) in {weights_dir()}")
+            base = str(newest)
         path = Path(base)
         if path.suffix == ".onnx":
             kind = "onnx"
         elif path.suffix in (".pt", ".pth"):
             kind = "checkpoint"
         else:
-            raise ValueError(f"unknown player '{text}' (want random, greedy, uct:N, a .onnx model or a .pt checkpoint)")
+            raise ValueError(f"unknown player '{text}' (want random, greedy, uct:N, best, a .onnx model "
+                             "or a .pt checkpoint)")
         if not path.exists():
             raise FileNotFoundError(f"player '{text}': no such file {path}")
         return cls(f"{path.stem}@{visits}", kind, str(path), visits)

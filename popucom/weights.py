@@ -1,0 +1,110 @@
+"""Shipped models under `weights/`: finding the newest, shipping one from a run,
+and starting a new run from a shipped training checkpoint.
+
+A shipped version `NAME` (`popucom-<preset>-v<N>`) is three files:
+
+    weights/NAME.onnx       the model the engine, the arena (`best`) and the GUI play with
+    weights/NAME.pt         its training checkpoint (weights, optimiser state, step; loads with weights_only)
+    weights/NAME.run.json   what a run needs to continue elsewhere: the pipeline config, the adaptive
+                            komi statistics, and where the model came from
+
+so `popucom pipeline --resume-from weights/NAME.pt` continues training on a fresh
+machine that holds only the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from .fileio import write_bytes_atomic, write_text_atomic
+
+NAME_PATTERN = re.compile(r"^popucom-(?P<preset>[a-z0-9]+)-v(?P<version>\d+)$")
+
+
+def weights_dir() -> Path:
+    """`$POPUCOM_WEIGHTS`, else the `weights/` folder of the source tree (beside the package),
+    else `./weights`."""
+    env = os.environ.get("POPUCOM_WEIGHTS")
+    if env:
+        return Path(env)
+    beside = Path(__file__).resolve().parent.parent / "weights"
+    return beside if beside.is_dir() else Path.cwd() / "weights"
+
+
+def shipped_models(folder: str | Path | None = None) -> list[Path]:
+    """Shipped ONNX models, oldest version first."""
+    folder = Path(folder) if folder is not None else weights_dir()
+    found = []
+    for path in folder.glob("popucom-*.onnx"):
+        match = NAME_PATTERN.match(path.stem)
+        if match:
+            found.append((int(match["version"]), path.stem, path))
+    return [path for _, _, path in sorted(found)]
+
+
+def newest_model(folder: str | Path | None = None) -> Path | None:
+    """The newest shipped ONNX model, or None when there is none."""
+    models = shipped_models(folder)
+    return models[-1] if models else None
+
+
+def ship(run_dir: str | Path, iteration: int, name: str, folder: str | Path | None = None,
+         notes: dict | None = None) -> list[Path]:
+    """Copies a run's model and checkpoint of `iteration` into the weights folder as NAME.*."""
+    if not NAME_PATTERN.match(name):
+        raise ValueError(f"shipped model names look like popucom-<preset>-v<N>, not {name!r}")
+    run = Path(run_dir)
+    folder = Path(folder) if folder is not None else weights_dir()
+    model = run / "models" / f"model_{iteration:04d}.onnx"
+    checkpoint = run / "checkpoints" / f"iter_{iteration:04d}.pt"
+    for path in (model, checkpoint, run / "config.json"):
+        if not path.is_file():
+            raise FileNotFoundError(f"cannot ship iteration {iteration} of {run}: {path} is missing")
+    komi = json.loads((run / "komi_stats.json").read_text()) if (run / "komi_stats.json").exists() else None
+    folder.mkdir(parents=True, exist_ok=True)
+    out = [write_bytes_atomic(folder / f"{name}.onnx", model.read_bytes()),
+           write_bytes_atomic(folder / f"{name}.pt", checkpoint.read_bytes())]
+    sidecar = {"name": name, "iteration": iteration, "source_run": run.name,
+               "pipeline_config": json.loads((run / "config.json").read_text()), "komi": komi, **(notes or {})}
+    out.append(write_text_atomic(folder / f"{name}.run.json", json.dumps(sidecar, indent=1) + "\n"))
+    return out
+
+
+def read_sidecar(checkpoint: str | Path) -> dict:
+    """The `.run.json` beside a shipped checkpoint; ValueError naming the file when it is unusable."""
+    checkpoint = Path(checkpoint)
+    path = checkpoint.with_name(checkpoint.name.removesuffix(checkpoint.suffix) + ".run.json")
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{checkpoint} has no {path.name} beside it: it is not a shipped checkpoint") from None
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path} is unreadable: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("pipeline_config"), dict):
+        raise ValueError(f"{path} has no pipeline_config")
+    return data
+
+
+def seed_run(run_dir: str | Path, checkpoint: str | Path) -> dict:
+    """Makes a new run directory start from a shipped checkpoint: it becomes iteration 0,
+    with the shipped komi statistics. Returns the shipped pipeline config (a dict)."""
+    run = Path(run_dir)
+    sidecar = read_sidecar(checkpoint)
+    start = run / "checkpoints" / "iter_0000.pt"
+    origin = run / "origin.json"
+    if start.exists():
+        if origin.exists() and json.loads(origin.read_text()).get("resumed_from") == str(checkpoint):
+            return sidecar["pipeline_config"]  # the same command again: just resume
+        raise ValueError(f"{run} already holds a run: --resume-from starts a new run directory")
+    start.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(checkpoint, start.with_suffix(".pt.tmp"))
+    os.replace(start.with_suffix(".pt.tmp"), start)
+    if sidecar.get("komi"):
+        write_text_atomic(run / "komi_stats.json", json.dumps(sidecar["komi"]))
+    write_text_atomic(origin, json.dumps({"resumed_from": str(checkpoint), "name": sidecar.get("name"),
+                                                      "iteration": sidecar.get("iteration")}, indent=1) + "\n")
+    return sidecar["pipeline_config"]

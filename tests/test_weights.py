@@ -1,0 +1,70 @@
+"""Shipped models: ship from a run, find the newest, `best` as a player, and a new
+run that continues from a shipped checkpoint on a machine holding only the repo."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from popucom.arena.players import PlayerSpec
+from popucom.pipeline import run_pipeline
+from popucom.pipeline.config import PipelineConfig, pipeline_preset
+from popucom.weights import newest_model, read_sidecar, seed_run, ship, shipped_models
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    run = tmp_path_factory.mktemp("run")
+    run_pipeline(run, pipeline_preset("tiny", ladder=None), iterations=1, progress=False, log=lambda line: None)
+    return run
+
+
+def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
+    weights = tmp_path / "weights"
+    assert newest_model(weights) is None
+    ship(finished_run, 0, "popucom-tiny-v1", weights)
+    paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes={"note": "test"})
+    assert [p.name for p in paths] == ["popucom-tiny-v2.onnx", "popucom-tiny-v2.pt", "popucom-tiny-v2.run.json"]
+    (weights / "popucom-tiny-v10-draft.onnx").write_bytes(b"not a shipped name")
+    assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1", "popucom-tiny-v2"]
+    monkeypatch.setenv("POPUCOM_WEIGHTS", str(weights))
+    spec = PlayerSpec.parse("best@visits=3")
+    assert spec.kind == "onnx" and spec.source.endswith("popucom-tiny-v2.onnx") and spec.visits == 3
+    sidecar = read_sidecar(weights / "popucom-tiny-v2.pt")
+    assert sidecar["iteration"] == 1 and sidecar["note"] == "test"
+
+    # A fresh run directory continues from the shipped checkpoint with its config and komi.
+    new_run = tmp_path / "next"
+    config = PipelineConfig.from_dict(seed_run(new_run, weights / "popucom-tiny-v2.pt"))
+    assert json.loads((new_run / "komi_stats.json").read_text())["games"] > 0
+    run_pipeline(new_run, config, iterations=1, progress=False, log=lambda line: None)
+    from popucom.train.trainer import load_checkpoint
+
+    shipped_step = load_checkpoint(weights / "popucom-tiny-v2.pt").step
+    assert load_checkpoint(new_run / "checkpoints" / "iter_0001.pt").step > shipped_step
+    # the same command again resumes; another checkpoint into the same directory is refused
+    seed_run(new_run, weights / "popucom-tiny-v2.pt")
+    with pytest.raises(ValueError, match="already holds a run"):
+        seed_run(new_run, weights / "popucom-tiny-v1.pt")
+
+
+def test_bad_inputs(tmp_path, monkeypatch) -> None:
+    with pytest.raises(ValueError, match="popucom-<preset>-v<N>"):
+        ship(tmp_path, 0, "my-model", tmp_path)
+    with pytest.raises(FileNotFoundError, match="missing"):
+        ship(tmp_path, 0, "popucom-tiny-v1", tmp_path)
+    (tmp_path / "x.pt").write_bytes(b"")
+    with pytest.raises(ValueError, match="not a shipped checkpoint"):
+        read_sidecar(tmp_path / "x.pt")
+    monkeypatch.setenv("POPUCOM_WEIGHTS", str(tmp_path / "empty"))
+    with pytest.raises(ValueError, match="no shipped model"):
+        PlayerSpec.parse("best")
+
+
+def test_cli_resume_from_a_missing_sidecar_is_a_clear_error(tmp_path) -> None:
+    (tmp_path / "m.pt").write_bytes(b"")
+    out = subprocess.run([sys.executable, "-m", "popucom.cli", "pipeline", "--run-dir", str(tmp_path / "r"),
+                          "--resume-from", str(tmp_path / "m.pt"), "--iterations", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "not a shipped checkpoint" in out.stderr and "Traceback" not in out.stderr
