@@ -37,6 +37,7 @@ def check_seconds(value: float | None, what: str = "seconds") -> float | None:
     """A time limit: None (no limit) or finite, > 0 and at most a day; ValueError otherwise."""
     if value is None:
         return None
-    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) and 0 < value <= MAX_SECONDS):
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (number and math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise ValueError(f"{what} must be a number of seconds > 0 and at most {MAX_SECONDS:.0f}, got {value}")
     return float(value)
