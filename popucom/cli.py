@@ -100,7 +100,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     from .pipeline.config import pipeline_preset
     from .selfplay import KomiSampler, run_selfplay
 
+    from .fileio import check_writable
+
     try:
+        check_writable(Path(args.out) / "komi_stats.json", "self-play data")
         spec = PlayerSpec.parse(args.model)
         evaluator = load_evaluator(spec, device=args.device, threads=args.threads or os.cpu_count() or 1)
         config = pipeline_preset(args.preset).selfplay
@@ -120,7 +123,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .nn.config import preset
     from .train import ReplayWindow, TrainConfig, Trainer
 
+    from .fileio import check_writable
+
     try:
+        check_writable(args.checkpoint, "the checkpoint")
         model = preset(args.preset)
         if Path(args.checkpoint).exists():
             trainer = Trainer.resume(args.checkpoint, model_config=model, log_dir=args.log_dir, device=args.device)
@@ -130,7 +136,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         window = ReplayWindow(args.data, args.window)
         val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
         metrics = trainer.train(window, args.steps, val_batches=val)
-        trainer.save(args.checkpoint)
+        try:
+            trainer.save(args.checkpoint)
+        except OSError as e:  # keep the training: save it where it can be written, and say where
+            import tempfile
+            fallback = trainer.save(Path(tempfile.mkdtemp(prefix="popucom-train-")) / Path(args.checkpoint).name)
+            return fail("train", ValueError(f"cannot write {args.checkpoint} ({e.strerror or e}); "
+                                            f"the trained checkpoint is saved as {fallback}"))
     except (ValueError, RuntimeError, FileNotFoundError) as e:
         return fail("train", e)
     print(json.dumps({"step": trainer.step, **metrics}))
@@ -141,7 +153,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .nn.export import export_onnx, max_abs_difference
     from .train.trainer import load_network
 
+    from .fileio import check_writable
+
     try:
+        check_writable(args.out, "the ONNX model")
         net, ckpt = load_network(args.checkpoint)
         path = export_onnx(net, args.out, extra_metadata={"step": str(ckpt.step)})
         diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))

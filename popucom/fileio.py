@@ -55,3 +55,22 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def check_writable(path: str | os.PathLike, what: str) -> None:
+    """Raises ValueError now, before long work, if a file cannot be written at `path` (a read-only or
+    full directory, a parent that is a file): better than losing hours of work at the final write."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise IsADirectoryError(21, "is a directory", str(path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        try:
+            os.write(fd, b"x" * 4096)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as e:
+        raise ValueError(f"cannot write {what} at {path}: {e.strerror or e}") from None
+

@@ -108,3 +108,15 @@ def test_closed_stdout_is_not_a_traceback() -> None:
 
 def test_show_komi_out_of_range() -> None:
     assert_clean_error(popucom("show", "e5", "--komi", "99999999999"), "--komi must be a whole number from -81 to 81")
+
+
+@pytest.mark.parametrize("command", [
+    ["train", "--data", "nowhere", "--checkpoint", "{bad}/ckpt.pt", "--preset", "tiny"],
+    ["export", "--checkpoint", "nowhere.pt", "--out", "{bad}/m.onnx"],
+    ["selfplay", "--model", "greedy", "--out", "{bad}/sp", "--games", "1"],
+])
+def test_unwritable_outputs_are_refused_before_work(tmp_path, command: list[str]) -> None:
+    (tmp_path / "file").write_text("x")  # a parent that is a file: unwritable even for root
+    out = popucom(*[c.replace("{bad}", str(tmp_path / "file")) for c in command])
+    assert_clean_error(out, "cannot write")
+    assert str(tmp_path / "file") in out.stderr
