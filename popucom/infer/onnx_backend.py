@@ -14,12 +14,13 @@ import numpy as np
 from .. import _core
 from ..nn.export import INPUT_NAME, OUTPUT_NAMES, check_metadata, read_metadata
 from ..search.evaluator import EvalOutput
+from .threads import onnx_session_options
 
 PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
 
 
 class OnnxEvaluator:
-    def __init__(self, path: str | Path, device: str = "cpu", threads: int = 1) -> None:
+    def __init__(self, path: str | Path, device: str = "cpu", threads: int | None = 1) -> None:
         import onnxruntime as ort
 
         self.path = Path(path)
@@ -33,10 +34,8 @@ class OnnxEvaluator:
         if wanted not in ort.get_available_providers():
             raise RuntimeError(f"onnxruntime has no {wanted} here (available: {ort.get_available_providers()}); "
                                "install onnxruntime-gpu for cuda")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
+        options = onnx_session_options(threads)
+        self.threads = options.intra_op_num_threads
         self.session = ort.InferenceSession(str(self.path), sess_options=options, providers=[wanted])
         if self.session.get_providers()[0] != wanted:
             raise RuntimeError(f"onnxruntime fell back to {self.session.get_providers()[0]} instead of {wanted}")
@@ -62,4 +61,5 @@ class OnnxEvaluator:
         return EvalOutput(policy, wdl, score)
 
     def describe(self) -> str:
-        return f"onnxruntime {self.device} ({self.session.get_providers()[0]}), model {self.path.name} [{self.preset}]"
+        return (f"onnxruntime {self.device} ({self.session.get_providers()[0]}, {self.threads} threads), "
+                f"model {self.path.name} [{self.preset}]")

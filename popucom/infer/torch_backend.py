@@ -1,4 +1,10 @@
-"""PyTorch evaluator (CPU or CUDA, eager or torch.compile)."""
+"""PyTorch evaluator (CPU or CUDA, eager or torch.compile).
+
+On the CPU the batch is evaluated in chunks of `chunk` positions: the network's activations
+for a chunk stay in the cores' caches, which makes a 256-position batch run as fast per
+position as a 32-position one (about 1.8x faster than in one piece on the 2-core Xeon of
+issue 10). `threads` is the process-wide torch thread budget (popucom.infer.threads).
+"""
 
 from __future__ import annotations
 
@@ -7,27 +13,45 @@ import torch
 
 from ..nn.model import ExportWrapper, PopucomNet
 from ..search.evaluator import EvalOutput
+from .threads import set_torch_threads
+
+CPU_CHUNK = 32
 
 
 class TorchEvaluator:
-    def __init__(self, net: PopucomNet, device: str = "cpu", compile: bool = False, half: bool = False) -> None:
+    def __init__(self, net: PopucomNet, device: str = "cpu", compile: bool = False, half: bool = False,
+                 threads: int | None = None, chunk: int | None = None) -> None:
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("torch backend: CUDA was requested but torch sees no GPU")
         self.device = torch.device(device)
+        self.threads = set_torch_threads(threads) if threads is not None else torch.get_num_threads()
         self.model = ExportWrapper(net).to(self.device).eval()
         self.dtype = torch.float16 if half and self.device.type == "cuda" else torch.float32
         if self.dtype != torch.float32:
             self.model = self.model.to(self.dtype)
-        self.forward = torch.compile(self.model) if compile else self.model
+        self.chunk = chunk if chunk is not None else (CPU_CHUNK if self.device.type == "cpu" else 0)
+        self.forward = torch.compile(self.model, dynamic=True) if compile else self.model
         self.feature_version = net.config.feature_version
         self.calls = 0
 
     @torch.inference_mode()
-    def __call__(self, features: np.ndarray) -> EvalOutput:
+    def run_all(self, features: np.ndarray) -> list[np.ndarray]:
+        """All four outputs (policy logits, wdl, score, ownership) as numpy arrays."""
         self.calls += 1
-        x = torch.from_numpy(features).to(self.device, self.dtype, non_blocking=True)
-        policy, wdl, score, _ = self.forward(x)
-        return EvalOutput(policy.float().cpu().numpy(), wdl.float().cpu().numpy(), score.float().cpu().numpy())
+        x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype,
+                                                                            non_blocking=True)
+        if self.chunk and len(x) > self.chunk:
+            parts = [self.forward(c) for c in x.split(self.chunk)]
+            outputs = [torch.cat(o) for o in zip(*parts)]
+        else:
+            outputs = self.forward(x)
+        return [o.float().cpu().numpy() for o in outputs]
+
+    def __call__(self, features: np.ndarray) -> EvalOutput:
+        policy, wdl, score, _ = self.run_all(features)
+        return EvalOutput(policy, wdl, score)
 
     def describe(self) -> str:
-        return f"torch {self.device} ({'compiled' if self.forward is not self.model else 'eager'}, {self.dtype})"
+        mode = "compiled" if self.forward is not self.model else "eager"
+        chunk = f", chunks of {self.chunk}" if self.chunk else ""
+        return f"torch {self.device} ({mode}, {self.dtype}{chunk}, {self.threads} threads)"

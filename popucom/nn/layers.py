@@ -1,8 +1,18 @@
-"""Building blocks: RMSNorm, 2D PoPE attention, the MLP, mHC and attention residuals."""
+"""Building blocks: RMSNorm, 2D PoPE attention, the MLP, mHC and attention residuals.
+
+Speed (issue 10): the network is bound by many small operations, so each sub-layer folds its
+gains into its weights (RMSNorm gain into the input columns, LayerScale into the output rows,
+mHC's alphas and norm gain into its projection), PoPE's cos/sin tables are built once per
+weight update, and attention is one `scaled_dot_product_attention` call per layer. Without
+gradients (inference) the folded weights and tables are cached on the module and rebuilt when
+a parameter changes (new storage or in-place update); with gradients, under torch.compile and
+in ONNX export they are recomputed in the graph, where they cost O(parameters).
+"""
 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -13,6 +23,31 @@ from .. import _core
 BOARD = _core.BOARD_SIZE
 
 
+def tracing() -> bool:
+    """True while torch.jit, torch.compile or the ONNX exporter traces the forward."""
+    return torch.jit.is_tracing() or torch.compiler.is_compiling() or torch.onnx.is_in_onnx_export()
+
+
+def cached(module: nn.Module, build: Callable[[], tuple]) -> tuple:
+    """build() (tensors derived from module's parameters), cached on the module while no
+    gradient is wanted; a parameter with new storage or a new version invalidates it."""
+    if torch.is_grad_enabled() or tracing():
+        return build()
+    key = tuple((p.data_ptr(), p._version, p.dtype) for p in module.parameters())
+    hit = module.__dict__.get("_folded")
+    if hit is None or hit[0] != key:
+        hit = module.__dict__["_folded"] = (key, build())
+    return hit[1]
+
+
+def rms_normalize(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """RMSNorm without a gain (AttnRes keys, folded sub-layer inputs); fp32 statistics."""
+    if x.dtype == torch.float32:
+        return F.rms_norm(x, (x.shape[-1],), eps=eps)
+    x32 = x.float()
+    return (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
+
+
 class RMSNorm(nn.Module):
     def __init__(self, dim: int, eps: float = 1e-6) -> None:
         super().__init__()
@@ -20,15 +55,7 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x32 = x.float()
-        normed = x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)
-        return (normed * self.weight).to(x.dtype)
-
-
-def rms_normalize(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
-    """RMSNorm without a gain (AttnRes keys; a gain would be redundant with the pseudo-query)."""
-    x32 = x.float()
-    return (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
+        return rms_normalize(x, self.eps) * self.weight.to(x.dtype)
 
 
 def pope_phases(head_dim: int, theta_max: float, theta_min: float) -> torch.Tensor:
@@ -46,7 +73,10 @@ class PoPEAttention(nn.Module):
 
     Content sets each component's magnitude (softplus), position its phase;
     the key phase carries a learnable per-head bias delta, initialised in
-    [-2 pi, 0] so that left and right differ from the first step.
+    [-2 pi, 0] so that left and right differ from the first step. The logit
+    sum_j |q_j| |k_j| cos(phi_k + delta - phi_q) is the dot product of
+    q2 = |q| (cos phi_q, sin phi_q) and k2 = |k| (cos(phi_k + delta), sin(phi_k + delta)),
+    so one attention call over head width 2 * head_dim computes it.
     """
 
     def __init__(self, d_model: int, heads: int, theta_max: float, theta_min: float) -> None:
@@ -64,32 +94,64 @@ class PoPEAttention(nn.Module):
         self.scale = self.head_dim ** -0.5  # of the original width, passed explicitly
         self.last_max_logit = torch.tensor(0.0)
 
-    def logits(self, x: torch.Tensor) -> torch.Tensor:
-        """Attention logits (N, heads, 81, 81): sum over components of
-        |q| |k| cos(phi_k + delta - phi_q), times the scale of the original width."""
-        n, t, _ = x.shape
-        shape = (n, t, self.heads, self.head_dim)
-        q = F.softplus(self.q(x)).view(shape).transpose(1, 2)  # (n, h, 81, hd)
-        k = F.softplus(self.k(x)).view(shape).transpose(1, 2)
-        cos, sin = self.cos.to(q.dtype), self.sin.to(q.dtype)
-        delta = self.delta.clamp(-2 * math.pi, 0.0)[None, :, None, :].to(q.dtype)
-        # cos(phi_k + delta) and sin(phi_k + delta) by the angle-sum identities.
+    def tables(self) -> torch.Tensor:
+        """(2, heads, 81, 2, head_dim): [query, key] x [cos, sin] of the phases; the query
+        side carries the attention scale, the key side the phase bias delta."""
+        delta = self.delta.clamp(-2 * math.pi, 0.0)[:, None, :]  # (h, 1, hd)
+        cos, sin = self.cos.to(delta.dtype), self.sin.to(delta.dtype)  # (81, hd)
         cos_d, sin_d = delta.cos(), delta.sin()
-        k_cos = cos * cos_d - sin * sin_d
-        k_sin = sin * cos_d + cos * sin_d
-        q2 = torch.cat([q * cos, q * sin], dim=-1)
-        k2 = torch.cat([k * k_cos, k * k_sin], dim=-1)
-        return torch.matmul(q2, k2.transpose(-1, -2)) * self.scale
+        # cos(phi_k + delta) and sin(phi_k + delta) by the angle-sum identities.
+        k = torch.stack([cos * cos_d - sin * sin_d, sin * cos_d + cos * sin_d], dim=2)  # (h, 81, 2, hd)
+        q = torch.stack([cos, sin], dim=1).mul(self.scale).expand_as(k)
+        return torch.stack([q, k])
+
+    def weights(self, in_gain: torch.Tensor | None = None, out_gain: torch.Tensor | None = None) -> tuple:
+        """(qkv weight with in_gain folded into its columns, out weight with out_gain folded into its rows, tables)."""
+        qkv = torch.cat([self.q.weight, self.k.weight, self.v.weight])
+        out = self.out.weight
+        if in_gain is not None:
+            qkv = qkv * in_gain
+        if out_gain is not None:
+            out = out * out_gain[:, None]
+        return qkv, out, self.tables()
+
+    def project(self, x: torch.Tensor, weights: tuple) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """q2, k2 (N, heads, 81, 2 * head_dim) and v (N, 81, heads, head_dim) for one attention call."""
+        n, t, d = x.shape
+        h, hd = self.heads, self.head_dim
+        w_qkv, _, tables = weights
+        qkv = F.linear(x, w_qkv)
+        magnitude = F.softplus(qkv[..., :2 * d]).view(n, t, 2, h, 1, hd).permute(0, 2, 3, 1, 4, 5)
+        # The product is written head-major, so q2 and k2 are contiguous views of it.
+        qk = torch.mul(magnitude, tables.to(x.dtype))  # (n, 2, h, 81, 2, hd)
+        q2, k2 = qk.reshape(n, 2, h, t, 2 * hd).unbind(1)
+        return q2, k2, qkv[..., 2 * d:].view(n, t, h, hd)
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """Attention logits (N, heads, 81, 81) (the scale of the original width included)."""
+        q2, k2, _ = self.project(x, self.weights())
+        return torch.matmul(q2, k2.transpose(-1, -2))
+
+    def run(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
+        n, t, d = x.shape
+        h, hd = self.heads, self.head_dim
+        q2, k2, v = self.project(x, weights)
+        if self.training and torch.is_grad_enabled() and not tracing():
+            with torch.no_grad():  # a training-time monitor, on a slice of the batch
+                self.last_max_logit = torch.matmul(q2[:32], k2[:32].transpose(-1, -2)).amax()
+        if tracing():
+            # Export and compile: the plain formula (ONNX has no fused attention at opset 18).
+            attn = torch.softmax(torch.matmul(q2, k2.transpose(-1, -2)).float(), dim=-1).to(v.dtype)
+            y = torch.matmul(attn, v.transpose(1, 2))  # (n, h, 81, hd)
+        else:
+            # CPU SDPA has a fused (flash) kernel only when v is as wide as q and k: pad v with zeros.
+            v2 = x.new_zeros(n, h, t, 2 * hd)
+            v2[..., :hd] = v.transpose(1, 2)
+            y = F.scaled_dot_product_attention(q2, k2, v2, scale=1.0)[..., :hd]
+        return F.linear(y.transpose(1, 2).reshape(n, t, d), weights[1])
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        n, t, d = x.shape
-        logits = self.logits(x)
-        if not torch.jit.is_tracing() and not torch.compiler.is_compiling() and not torch.onnx.is_in_onnx_export():
-            self.last_max_logit = logits.detach().amax()
-        v = self.v(x).view(n, t, self.heads, self.head_dim).transpose(1, 2)
-        attn = torch.softmax(logits.float(), dim=-1).to(v.dtype)
-        y = torch.matmul(attn, v).transpose(1, 2).reshape(n, t, d)
-        return self.out(y)
+        return self.run(x, self.weights())
 
 
 class MLP(nn.Module):
@@ -98,12 +160,20 @@ class MLP(nn.Module):
         self.up = nn.Linear(d_model, d_model * ratio, bias=False)
         self.down = nn.Linear(d_model * ratio, d_model, bias=False)
 
+    def weights(self, in_gain: torch.Tensor | None = None, out_gain: torch.Tensor | None = None) -> tuple:
+        up, down = self.up.weight, self.down.weight
+        return (up if in_gain is None else up * in_gain), (down if out_gain is None else down * out_gain[:, None])
+
+    def run(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
+        return F.linear(F.gelu(F.linear(x, weights[0])), weights[1])
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down(F.gelu(self.up(x)))
+        return self.run(x, self.weights())
 
 
 class SubLayer(nn.Module):
-    """Pre-norm branch with LayerScale: gamma * f(RMSNorm(x))."""
+    """Pre-norm branch with LayerScale: gamma * f(RMSNorm(x)), with the norm's gain and
+    gamma folded into f's first and last weights."""
 
     def __init__(self, d_model: int, inner: nn.Module, layer_scale: float) -> None:
         super().__init__()
@@ -112,7 +182,8 @@ class SubLayer(nn.Module):
         self.gamma = nn.Parameter(torch.full((d_model,), layer_scale))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.gamma * self.inner(self.norm(x))
+        weights = cached(self, lambda: self.inner.weights(self.norm.weight, self.gamma))
+        return self.inner.run(rms_normalize(x, self.norm.eps), tuple(w.to(x.dtype) for w in weights))
 
 
 class DepthMixer(nn.Module):
@@ -130,20 +201,34 @@ class DepthMixer(nn.Module):
         """(N, t, d) -> (N, t, mixes): the source's key against every pseudo-query."""
         return torch.matmul(rms_normalize(source).float(), self.queries.float().t())
 
-    def mix(self, index: int, sources: list[torch.Tensor], scores: list[torch.Tensor]) -> torch.Tensor:
-        weights = torch.softmax(torch.stack([s[..., index] for s in scores]), dim=0).to(sources[0].dtype)
-        out = weights[0, ..., None] * sources[0]
-        for w, v in zip(weights[1:], sources[1:]):
-            out = out + w[..., None] * v
+    @staticmethod
+    def mix_stacked(index: int, sources: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        """sources (s, N, t, d) and their scores (s, N, t, mixes) -> mix `index` (N, t, d)."""
+        weights = torch.softmax(scores[..., index], dim=0).to(sources.dtype)[..., None]
+        if torch.is_grad_enabled():
+            return (weights * sources).sum(0)
+        out = weights[0] * sources[0]
+        for w, v in zip(weights[1:], sources[1:]):  # in place: one pass per source, no (s, N, t, d) temporary
+            out.addcmul_(w, v)
         return out
+
+    def mix(self, index: int, sources: list[torch.Tensor], scores: list[torch.Tensor]) -> torch.Tensor:
+        return self.mix_stacked(index, torch.stack(sources), torch.stack(scores))
 
 
 def sinkhorn(logits: torch.Tensor, iters: int) -> torch.Tensor:
     """Projects (..., n, n) logits to a (nearly) doubly stochastic matrix, in fp32."""
-    m = torch.exp(logits.float() - logits.float().amax(dim=(-1, -2), keepdim=True))
+    return sinkhorn_leading(logits.movedim((-2, -1), (0, 1)), iters).movedim((0, 1), (-2, -1))
+
+
+def sinkhorn_leading(logits: torch.Tensor, iters: int) -> torch.Tensor:
+    """sinkhorn() with the matrix in the two leading dimensions, (n, n, ...): the
+    normalisations then run over contiguous rows of the batch, not 4-element strips."""
+    m = logits.float()
+    m = torch.exp(m - m.amax(dim=(0, 1), keepdim=True))
     for _ in range(iters):
-        m = m / m.sum(dim=-2, keepdim=True)
-        m = m / m.sum(dim=-1, keepdim=True)
+        m = m / m.sum(dim=0, keepdim=True)
+        m = m / m.sum(dim=1, keepdim=True)
     return m
 
 
@@ -151,7 +236,10 @@ class HyperConnection(nn.Module):
     """mHC around one sub-layer: n residual streams, input-dependent read (pre),
     write (post) and stream-mixing (res) maps; res is made doubly stochastic by
     Sinkhorn. Per-stream biases break the symmetry of identical initial
-    streams so the streams diverge (the reference's collapse; REFERENCE.md 3)."""
+    streams so the streams diverge (the reference's collapse; REFERENCE.md 3).
+
+    The RMSNorm over the n * d stream state is applied after the projection, as the
+    mHC paper does: proj(g * x / rms(x)) = (proj (g, alpha folded) x) / rms(x)."""
 
     def __init__(self, d_model: int, streams: int, layer_index: int, sinkhorn_iters: int) -> None:
         super().__init__()
@@ -170,15 +258,27 @@ class HyperConnection(nn.Module):
         self.b_post = nn.Parameter(torch.linspace(-1.0, 1.0, n))
         self.b_res = nn.Parameter(3.0 * torch.eye(n))
 
+    def folded(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(projection with the norm gain and the alphas folded in, bias), rows [pre, post, res]."""
+        n = self.n
+        alpha = torch.cat([self.alpha[0].expand(n), self.alpha[1].expand(n), self.alpha[2].expand(n * n)])
+        weight = self.proj.weight * self.norm.weight * alpha[:, None]
+        return weight, torch.cat([self.b_pre, self.b_post, self.b_res.flatten()])
+
     def forward(self, streams: torch.Tensor, branch: nn.Module) -> torch.Tensor:
         # streams: (N, t, n, d)
         n_batch, t, n, d = streams.shape
-        x = self.norm(streams.reshape(n_batch, t, n * d))
-        h = self.proj(x)
-        h_pre = torch.sigmoid(self.alpha[0] * h[..., :n] + self.b_pre)
-        h_post = 2 * torch.sigmoid(self.alpha[1] * h[..., n:2 * n] + self.b_post)
-        h_res = sinkhorn(self.alpha[2] * h[..., 2 * n:].reshape(n_batch, t, n, n) + self.b_res, self.iters)
-        read = torch.einsum("ntk,ntkd->ntd", h_pre, streams)
+        weight, bias = cached(self, self.folded)
+        flat = streams.reshape(n_batch * t, n * d)
+        x32 = flat.float()
+        inv_rms = torch.rsqrt(x32.pow(2).mean(-1) + self.norm.eps)  # (B,)
+        # Rows are maps, columns tokens: the maps' elementwise work runs over contiguous rows.
+        h = torch.addcmul(bias[:, None], torch.mm(weight, x32.t()), inv_rms)  # (2n + n^2, B)
+        h_pre = torch.sigmoid(h[:n]).t().to(streams.dtype)  # (B, n)
+        h_post = 2 * torch.sigmoid(h[n:2 * n]).t().to(streams.dtype)
+        h_res = sinkhorn_leading(h[2 * n:].view(n, n, -1), self.iters).permute(2, 0, 1).to(streams.dtype)
+        s = streams.view(n_batch * t, n, d)
+        read = torch.bmm(h_pre[:, None, :], s).view(n_batch, t, d)
         out = branch(read)
-        mixed = torch.einsum("ntjk,ntkd->ntjd", h_res.to(streams.dtype), streams)
-        return mixed + h_post[..., None] * out[:, :, None, :]
+        mixed = torch.bmm(h_res, s)
+        return torch.addcmul(mixed, h_post[:, :, None], out.reshape(n_batch * t, 1, d)).view(n_batch, t, n, d)

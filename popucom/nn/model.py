@@ -18,7 +18,7 @@ from torch import nn
 
 from .. import _core
 from .config import ModelConfig
-from .layers import MLP, DepthMixer, HyperConnection, PoPEAttention, RMSNorm, SubLayer
+from .layers import MLP, DepthMixer, HyperConnection, PoPEAttention, RMSNorm, SubLayer, tracing
 
 LEGAL_PLANE = [name for name, _ in _core.FEATURE_PLANES].index("legal_moves")
 SCORE_SCALE = 20.0  # the score head predicts margin / SCORE_SCALE
@@ -57,12 +57,22 @@ class PopucomNet(nn.Module):
         return h
 
     def _attn_res(self, h0: torch.Tensor) -> torch.Tensor:
-        sources, scores = [h0], [self.depth.score(h0)]
+        if torch.is_grad_enabled() or tracing():
+            sources, scores = [h0], [self.depth.score(h0)]
+            for i, f in enumerate(self.sublayers):
+                v = f(self.depth.mix(i, sources, scores))
+                sources.append(v)
+                scores.append(self.depth.score(v))
+            return self.depth.mix(len(self.sublayers), sources, scores)
+        # Inference: sources and scores go into preallocated stacks (no re-stacking per mix).
+        count = len(self.sublayers) + 1
+        sources = h0.new_empty((count,) + h0.shape)
+        scores = h0.new_empty((count,) + h0.shape[:2] + (count,), dtype=torch.float32)
+        sources[0], scores[0] = h0, self.depth.score(h0)
         for i, f in enumerate(self.sublayers):
-            v = f(self.depth.mix(i, sources, scores))
-            sources.append(v)
-            scores.append(self.depth.score(v))
-        return self.depth.mix(len(self.sublayers), sources, scores)
+            v = f(self.depth.mix_stacked(i, sources[:i + 1], scores[:i + 1]))
+            sources[i + 1], scores[i + 1] = v, self.depth.score(v)
+        return self.depth.mix_stacked(count - 1, sources, scores)
 
     def _mhc(self, h0: torch.Tensor) -> torch.Tensor:
         streams = h0[:, :, None, :].expand(-1, -1, self.config.mhc_streams, -1).contiguous()
