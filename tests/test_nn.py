@@ -133,3 +133,84 @@ def test_no_weight_decay_on_phase_bias_and_gains() -> None:
         if name.endswith(("delta", "cell_embedding", "gamma", "bias")) or p.ndim < 2:
             assert decay_of.get(id(p), 0.0) == 0.0, name
     assert any(decay > 0 for decay in decay_of.values())
+
+
+# --- the optimised forward (issue 10) against the plain one -----------------------------------
+
+VARIANTS = [(False, False), (True, False), (False, True), (True, True)]
+
+
+@pytest.mark.parametrize("attn_res, mhc", VARIANTS)
+def test_optimised_forward_matches_eager_reference(attn_res: bool, mhc: bool) -> None:
+    """Folded gains, cached PoPE tables, SDPA, in-place mixing and the reordered mHC norm
+    change only rounding: 1e-4 on every output of a random-weight small net (fp32 rounding
+    of the reordered sums is ~1e-6; 1e-4 leaves room for other BLAS paths)."""
+    from popucom.nn.reference import eager_reference
+
+    torch.manual_seed(0)
+    net = perturbed(PopucomNet(preset("small", attn_res=attn_res, mhc=mhc)), scale=0.1)
+    x = torch.from_numpy(random_features(40, seed=3, komi_range=5))
+    with torch.no_grad():
+        expected = eager_reference(net, x)
+        for grad in (False, True):  # the cached inference path and the training path
+            with torch.set_grad_enabled(grad):
+                got = net(x)
+            for key, value in expected.items():
+                assert torch.allclose(got[key], value, atol=1e-4, rtol=1e-4), (key, grad)
+        # Inference in chunks (the torch evaluator) is the same computation.
+        from popucom.infer.torch_backend import TorchEvaluator
+        policy = TorchEvaluator(net, chunk=16).run_all(x.numpy())[0]
+    assert float((torch.from_numpy(policy) - expected["policy_logits"]).abs().max()) < 1e-4
+
+
+def test_inference_cache_follows_weight_updates() -> None:
+    net = perturbed(PopucomNet(preset("tiny")))
+    x = features(3)
+    with torch.inference_mode():
+        before = net(x)["policy_logits"].clone()
+    with torch.no_grad():
+        for f in net.sublayers:
+            f.gamma.mul_(2.0)
+            f.inner.delta.add_(0.5) if hasattr(f.inner, "delta") else None
+    with torch.inference_mode():
+        after = net(x)["policy_logits"]
+    from popucom.nn.reference import eager_reference
+    with torch.no_grad():
+        expected = eager_reference(net, x)["policy_logits"]
+    assert not torch.allclose(before, after)
+    assert torch.allclose(after, expected, atol=1e-4)
+
+
+def test_sdpa_gradients_match_eager_reference() -> None:
+    from popucom.nn.reference import eager_reference
+
+    torch.manual_seed(0)
+    net = perturbed(PopucomNet(preset("tiny")))
+    x = features(8)
+    grads = []
+    for forward in (net, lambda x: eager_reference(net, x)):
+        net.zero_grad()
+        out = forward(x)
+        (out["policy_logits"].logsumexp(-1).sum() + out["wdl_logits"].square().sum()).backward()
+        grads.append({n: p.grad.clone() for n, p in net.named_parameters() if p.grad is not None})
+    assert grads[0].keys() == grads[1].keys() and len(grads[0]) > 10
+    for name in grads[0]:
+        assert torch.allclose(grads[0][name], grads[1][name], atol=1e-4, rtol=1e-3), name
+
+
+def test_thread_budgets_are_applied(tmp_path) -> None:
+    from popucom.infer.onnx_backend import OnnxEvaluator
+    from popucom.infer.threads import set_torch_threads
+    from popucom.infer.torch_backend import TorchEvaluator
+    from popucom.nn.export import export_onnx
+
+    previous = torch.get_num_threads()
+    try:
+        net = PopucomNet(preset("tiny")).eval()
+        evaluator = TorchEvaluator(net, threads=1)
+        assert torch.get_num_threads() == 1 and "1 threads" in evaluator.describe()
+        assert set_torch_threads(2) == 2 and torch.get_num_threads() == 2
+        onnx = OnnxEvaluator(export_onnx(net, tmp_path / "m.onnx"), threads=2)
+        assert onnx.threads == 2 and "2 threads" in onnx.describe()
+    finally:
+        torch.set_num_threads(previous)
