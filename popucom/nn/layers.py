@@ -271,14 +271,27 @@ class HyperConnection(nn.Module):
         weight, bias = cached(self, self.folded)
         flat = streams.reshape(n_batch * t, n * d)
         x32 = flat.float()
-        inv_rms = torch.rsqrt(x32.pow(2).mean(-1) + self.norm.eps)  # (B,)
+        inv_rms = torch.rsqrt(torch.linalg.vector_norm(x32, dim=-1).square() / (n * d) + self.norm.eps)  # (B,)
         # Rows are maps, columns tokens: the maps' elementwise work runs over contiguous rows.
         h = torch.addcmul(bias[:, None], torch.mm(weight, x32.t()), inv_rms)  # (2n + n^2, B)
-        h_pre = torch.sigmoid(h[:n]).t().to(streams.dtype)  # (B, n)
-        h_post = 2 * torch.sigmoid(h[n:2 * n]).t().to(streams.dtype)
-        h_res = sinkhorn_leading(h[2 * n:].view(n, n, -1), self.iters).permute(2, 0, 1).to(streams.dtype)
+        h_pre = torch.sigmoid(h[:n]).to(streams.dtype)  # (n, B)
+        h_post = 2 * torch.sigmoid(h[n:2 * n]).to(streams.dtype)
+        h_res = sinkhorn_leading(h[2 * n:].view(n, n, -1), self.iters).to(streams.dtype)  # (n, n, B)
         s = streams.view(n_batch * t, n, d)
-        read = torch.bmm(h_pre[:, None, :], s).view(n_batch, t, d)
-        out = branch(read)
-        mixed = torch.bmm(h_res, s)
-        return torch.addcmul(mixed, h_post[:, :, None], out.reshape(n_batch * t, 1, d)).view(n_batch, t, n, d)
+        if torch.is_grad_enabled():
+            read = torch.einsum("kb,bkd->bd", h_pre, s)
+            out = branch(read.view(n_batch, t, d)).reshape(n_batch * t, 1, d)
+            mixed = torch.einsum("jkb,bkd->bjd", h_res, s)
+            return (mixed + h_post.t()[:, :, None] * out).view(n_batch, t, n, d)
+        # Inference: n and n^2 fused multiply-adds over (tokens, d); torch's batched matmul of
+        # 1x4 and 4x4 matrices per token is many times slower.
+        read = h_pre[0, :, None] * s[:, 0]
+        for k in range(1, n):
+            read.addcmul_(h_pre[k, :, None], s[:, k])
+        out = branch(read.view(n_batch, t, d)).reshape(n_batch * t, d)
+        mixed = torch.empty_like(s)
+        for j in range(n):
+            row = torch.mul(h_post[j, :, None], out, out=mixed[:, j])
+            for k in range(n):
+                row.addcmul_(h_res[j, k, :, None], s[:, k])
+        return mixed.view(n_batch, t, n, d)
