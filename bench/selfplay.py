@@ -25,8 +25,7 @@ def make_evaluator(backend: str, net: PopucomNet, onnx_path: Path, device: str, 
         return OnnxEvaluator(onnx_path, device=device, threads=threads)
     if backend == "torch":
         from popucom.infer.torch_backend import TorchEvaluator
-        torch.set_num_threads(threads)
-        return TorchEvaluator(net, device=device)
+        return TorchEvaluator(net, device=device, threads=threads)
     if backend == "trt":
         from popucom.infer.trt_backend import TensorRTEvaluator
         return TensorRTEvaluator(onnx_path, cache, max_batch=4096)

@@ -1,0 +1,111 @@
+"""Network evaluations per second per backend/precision at batch 1, 16 and 256: ONE JSON line.
+
+    OMP_NUM_THREADS=1 python bench/inference.py [--preset small] [--threads 1] [--repeats 5]
+
+Candidates, interleaved round by round so that load from other processes hits all alike
+(the medians of `repeats` rounds are reported):
+  reference      the plain forward of popucom/nn/reference.py (the implementation before issue 10)
+  torch_fp32     TorchEvaluator (folded weights, SDPA, cached PoPE tables, chunks of 32)
+  torch_bf16     the same under CPU bf16 autocast (only where the CPU has bf16 arithmetic)
+  onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
+Also: the mHC net's time over the same net without mHC (optimised and reference), batch 32.
+"""
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from popucom.benchmarks import machine_info
+from popucom.data.positions import random_features
+from popucom.infer.onnx_backend import OnnxEvaluator
+from popucom.infer.threads import set_torch_threads
+from popucom.infer.torch_backend import TorchEvaluator
+from popucom.nn import PopucomNet, preset
+from popucom.nn.export import export_onnx
+from popucom.nn.reference import eager_reference
+
+
+def cpu_has_bf16() -> bool:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def seconds(run, x) -> float:
+    start = time.perf_counter()
+    run(x)
+    return time.perf_counter() - start
+
+
+def rates(candidates: dict, batches: list[int], repeats: int) -> dict:
+    inputs = {b: random_features(b, seed=b, komi_range=5) for b in batches}
+    times = {(name, b): [] for name in candidates for b in batches}
+    for run in candidates.values():
+        for b in batches:
+            run(inputs[b])  # warm-up
+    for _ in range(repeats):
+        for b in batches:
+            for name, run in candidates.items():
+                times[name, b].append(seconds(run, inputs[b]))
+    return {name: {str(b): round(b / statistics.median(times[name, b])) for b in batches} for name in candidates}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--preset", default="small")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256])
+    args = parser.parse_args()
+
+    threads = set_torch_threads(args.threads)
+    torch.manual_seed(0)
+    net = PopucomNet(preset(args.preset)).eval()
+    onnx_path = export_onnx(net, Path(tempfile.mkdtemp(prefix="popucom-bench-")) / "model.onnx")
+    evaluator = TorchEvaluator(net, threads=threads)
+
+    def reference(x):
+        with torch.inference_mode():
+            return eager_reference(net, torch.from_numpy(x))
+
+    candidates = {"reference": reference, "torch_fp32": evaluator.run_all,
+                  "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all}
+    if cpu_has_bf16():
+        def bf16(x):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return evaluator.run_all(x)
+        candidates["torch_bf16"] = bf16
+    table = rates(candidates, args.batches, args.repeats)
+    speedup = {name: {b: round(v / table["reference"][b], 2) for b, v in row.items()}
+               for name, row in table.items() if name != "reference"}
+
+    # mHC at its cost: the same net with and without it.
+    mhc_nets = {m: PopucomNet(preset(args.preset, mhc=m, attn_res=False)).eval() for m in (False, True)}
+
+    def timed(m, plain):
+        net = mhc_nets[m]
+        def run(x):
+            with torch.inference_mode():
+                return eager_reference(net, torch.from_numpy(x)) if plain else net(torch.from_numpy(x))
+        return run
+    mhc = rates({f"{'ref_' if plain else ''}{'mhc' if m else 'no_mhc'}": timed(m, plain)
+                 for m in (False, True) for plain in (False, True)}, [32], args.repeats)
+    print(json.dumps({
+        "benchmark": "inference", "preset": args.preset, "parameters": net.num_parameters(),
+        "threads": threads, "repeats": args.repeats, "evals_per_s": table, "speedup_vs_reference": speedup,
+        "bf16_hardware": cpu_has_bf16(),
+        "mhc_cost_batch32": {"optimised": round(mhc["no_mhc"]["32"] / mhc["mhc"]["32"], 2),
+                             "reference": round(mhc["ref_no_mhc"]["32"] / mhc["ref_mhc"]["32"], 2)},
+        "machine": machine_info(),
+    }), flush=True)
+
+
+if __name__ == "__main__":
+    main()
