@@ -64,3 +64,16 @@ def test_bad_ladder_config_is_refused(bad) -> None:
 
     with pytest.raises(ValueError):
         LadderConfig(**bad)
+
+
+def test_warm_start_writes_iteration_zero_from_bot_games(tmp_path) -> None:
+    from popucom.pipeline.config import WarmStartConfig
+    from popucom.train.trainer import load_checkpoint
+
+    config = pipeline_preset("tiny", ladder=None, warm_start=WarmStartConfig(bot="uct:20", games=6, epochs=1.0))
+    logs = []
+    run_pipeline(tmp_path, config, iterations=1, progress=False, log=logs.append)
+    assert any("warm start" in line for line in logs)
+    assert json.loads((tmp_path / "warm_start" / "games_done.json").read_text())["games"] == 6
+    assert load_checkpoint(tmp_path / "checkpoints" / "iter_0000.pt").step > 0  # trained, not random
+    assert PipelineConfig.load(tmp_path / "config.json").warm_start == config.warm_start

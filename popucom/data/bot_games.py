@@ -32,8 +32,18 @@ def play_bot_game(bot: _core.Bot, rng: random.Random, random_plies: int, komi: i
 
 
 def write_bot_games(out_dir: str | Path, games: int, spec: str = "uct:200", games_per_shard: int = 250,
-                    seed: int = 0, random_plies: int = 4) -> list[Path]:
-    """Plays `games` bot games and writes them as shards under out_dir."""
+                    seed: int = 0, random_plies: int = 4, threads: int = 1) -> list[Path]:
+    """Plays `games` bot games and writes them as shards under out_dir. With threads > 1
+    the games are split over threads, each with its own bot and seed (the bots release
+    the GIL while they think)."""
+    if threads > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        shares = [games // threads + (t < games % threads) for t in range(threads)]
+        with ThreadPoolExecutor(threads) as pool:
+            parts = pool.map(lambda t: write_bot_games(out_dir, shares[t], spec, games_per_shard,
+                                                       seed * 1000 + t, random_plies), range(threads))
+            return [path for part in parts for path in part]
     rng = random.Random(seed)
     bot = _core.Bot(spec, seed=seed)
     paths, parts = [], []

@@ -29,6 +29,14 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class WarmStartConfig:
+    """A supervised phase on network-free bot games before self-play (warm_start.py)."""
+    bot: str = "uct:1000"
+    games: int = 1200
+    epochs: float = 2.0
+
+
+@dataclass(frozen=True)
 class PipelineConfig:
     preset: str = "cpu"
     model: ModelConfig = field(default_factory=lambda: preset("small"))
@@ -36,6 +44,7 @@ class PipelineConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
     evaluation: EvalConfig = field(default_factory=EvalConfig)
     ladder: LadderConfig | None = None  # the strength ladder, by wall time (None: off)
+    warm_start: WarmStartConfig | None = None  # iteration 0 from bot games instead of random weights
     games_per_iteration: int = 200
     steps_per_iteration: int = 300  # fixed, unless replay_ratio > 0
     # > 0: train replay_ratio * (new rows) / batch_size steps per iteration, so each
@@ -78,6 +87,8 @@ class PipelineConfig:
         data["selfplay"] = SelfPlayConfig(**data["selfplay"])
         data["train"] = TrainConfig.from_dict(data["train"])
         data["evaluation"] = EvalConfig(**data["evaluation"])
+        if data.get("warm_start") is not None:
+            data["warm_start"] = WarmStartConfig(**data["warm_start"])
         if data.get("ladder") is not None:
             data["ladder"] = LadderConfig.from_dict(data["ladder"])
         return cls(**data)

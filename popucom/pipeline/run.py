@@ -528,6 +528,13 @@ def run_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | 
             raise ValueError("the TensorRT backend runs on a GPU: use --device cuda")
         log(f"run {run.root} | preset {config.preset} | model {config.model.preset} | backend {config.backend} "
             f"on {config.device}")
+        if not run.checkpoint(0).exists() and config.warm_start is not None:
+            from .warm_start import warm_start
+            ws = config.warm_start
+            figures = warm_start(run.root, config, bot=ws.bot, games=ws.games, epochs=ws.epochs, seed=config.seed,
+                                 threads=config.inference_threads or os.cpu_count() or 1, progress=progress, log=log)
+            log(f"warm start: iteration 0 trained on {figures['positions']} {ws.bot} positions "
+                f"in {figures['seconds']:.0f} s")
         if not run.checkpoint(0).exists():
             Trainer(config.model, config.train, log_dir=None).save(run.checkpoint(0))
         if not run.model(0).exists():

@@ -8,11 +8,13 @@ bot games live in `<run>/warm_start/`, outside the self-play window.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from ..data.bot_games import write_bot_games
+from ..fileio import write_text_atomic
 from ..nn.export import export_onnx
 from ..train.trainer import Trainer
 from ..train.window import ReplayWindow
@@ -23,16 +25,22 @@ Log = Callable[[str], None]
 
 
 def warm_start(run_dir: str | Path, config: PipelineConfig, bot: str = "uct:1000", games: int = 400,
-               epochs: float = 2.0, seed: int = 0, progress: bool = False, log: Log = print) -> dict:
-    """Plays `games` bot games, trains on them `epochs` times over, and writes iteration 0."""
+               epochs: float = 2.0, seed: int = 0, threads: int = 1, progress: bool = False,
+               log: Log = print) -> dict:
+    """Plays `games` bot games (on `threads` threads), trains on them `epochs` times over,
+    and writes iteration 0. Games already in `<run>/warm_start/` are used as they are."""
     run = RunDir(run_dir)
     if run.checkpoint(0).exists():
         raise ValueError(f"{run.root} already has an iteration-0 checkpoint: a warm start only begins a run")
     folder = run.root / "warm_start"
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    if not list(folder.glob("*.pcs")):
-        write_bot_games(folder, games, spec=bot, seed=seed)
+    done = folder / "games_done.json"
+    if not done.exists():  # (re)play all of them: a killed run may have left part of the games
+        for partial in folder.glob("*.pcs"):
+            partial.unlink()
+        write_bot_games(folder, games, spec=bot, seed=seed, threads=threads)
+        write_text_atomic(done, json.dumps({"bot": bot, "games": games, "seed": seed}))
     games_s = time.perf_counter() - started
     window = ReplayWindow(folder, window_samples=10**9, val_fraction=0.0)
     steps = max(1, round(epochs * window.num_samples / config.train.batch_size))
