@@ -25,6 +25,9 @@ class AnalysisResult:
     score: float  # root expected final margin, side to move
     moves: list[dict] = field(default_factory=list)  # per move: move, visits, winrate, score, prior, lcb, pv
     seconds: float = 0.0
+    # The network's own win/draw/loss at the root (side to move), where the caller evaluated it:
+    # the tree backs up win - loss only, so a draw share exists only for the raw evaluation.
+    root_wdl: tuple[float, float, float] | None = None
 
     @property
     def best_move(self) -> int | None:

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from .. import _core
 from .analysis import AnalysisResult, snapshot
 from .batched import BatchedSearch
-from .evaluator import Evaluator
+from .evaluator import Evaluator, check_outputs
 
 Callback = Callable[[AnalysisResult], None]
 UNLIMITED = 2**31 - 1
@@ -54,6 +54,8 @@ class GameSearch:
         self._thread: threading.Thread | None = None
         self.driver.search.reset(0, _core.Position())
         self.resets = 0  # how many times the tree was thrown away (for tests and statistics)
+        self.root_evaluations = True  # snapshots carry the network's root W/D/L (one extra call per search)
+        self._root_wdl_cache: dict[int, tuple[float, float, float]] = {}
 
     # --- the root ----------------------------------------------------------------------
     @property
@@ -116,6 +118,7 @@ class GameSearch:
                 UNLIMITED if seconds is not None else self.max_ponder_visits
             search.set_visit_target(0, target)
             started = time.perf_counter()
+            root_wdl = self._root_wdl(search.position(0))
             last_report = None
             while not search.done(0) and not self._stop.is_set():
                 if seconds is not None and time.perf_counter() - started >= seconds:
@@ -124,11 +127,27 @@ class GameSearch:
                 now = time.perf_counter()
                 if callback is not None and (last_report is None or now - last_report >= report_every_s):
                     last_report = now
-                    callback(snapshot(search, started, self.pv_length))
-            final = snapshot(search, started, self.pv_length)
+                    callback(self._snapshot(started, root_wdl))
+            final = self._snapshot(started, root_wdl)
         if callback is not None:
             callback(final)
         return final
+
+    def _snapshot(self, started: float, root_wdl: tuple[float, float, float] | None) -> AnalysisResult:
+        result = snapshot(self.driver.search, started, self.pv_length)
+        result.root_wdl = root_wdl
+        return result
+
+    def _root_wdl(self, position: _core.Position) -> tuple[float, float, float] | None:
+        """The network's W/D/L for the root (one batch-1 call, once per search): the tree backs up
+        win - loss only, so this is where a view gets the draw share."""
+        if not self.root_evaluations:
+            return None
+        key = position.hash
+        if key not in self._root_wdl_cache:
+            out = check_outputs(self.driver.evaluator(_core.encode_position(position)[None]), 1)
+            self._root_wdl_cache = {key: tuple(float(x) for x in out.wdl[0])}
+        return self._root_wdl_cache[key]
 
     def start(self, visits: int | None = None, seconds: float | None = None, callback: Callback | None = None,
               on_done: Callback | None = None, on_error: Callable[[BaseException], None] | None = None,

@@ -1,0 +1,133 @@
+"""The GUI's AI: an opponent (a model searched by GameSearch, or a network-free bot) and the
+bridge that runs it off the UI thread and hands results back as queued Qt signals.
+
+Every request carries a token; the window ignores signals whose token is stale (the user
+navigated away, or a new search started), so a late result can never land on the wrong node.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from .. import _core
+from ..infer import MODEL_SUFFIXES, load_evaluator
+from ..search.analysis import AnalysisResult
+from ..search.game_search import GameSearch
+
+BOTS = ("uct:2000", "uct:200", "greedy", "random")
+DEFAULT_BOT = "uct:2000"
+
+
+def newest_model(folder: str | Path = "weights") -> Path | None:
+    """The most recently written ONNX model in `folder` (the shipped weights), if any."""
+    models = sorted(Path(folder).glob("*.onnx"), key=lambda p: p.stat().st_mtime)
+    return models[-1] if models else None
+
+
+def default_opponent() -> str:
+    model = newest_model()
+    return str(model) if model is not None else DEFAULT_BOT
+
+
+@dataclass
+class Opponent:
+    spec: str  # a bot spec or a model path
+    search: GameSearch | None = None
+    bot: _core.Bot | None = None
+    description: str = ""
+
+    @property
+    def is_model(self) -> bool:
+        return self.search is not None
+
+
+def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) -> Opponent:
+    """Raises ValueError (or FileNotFoundError / RuntimeError) saying why `spec` is unusable."""
+    if spec in ("random", "greedy") or spec.startswith("uct:"):
+        bot = _core.Bot(spec)  # validates the spec
+        return Opponent(spec, bot=bot, description=f"bot {spec}")
+    if Path(spec).suffix.lower() not in MODEL_SUFFIXES:
+        raise ValueError(f"unknown opponent '{spec}': want random, greedy, uct:N or a model file "
+                         f"({', '.join(MODEL_SUFFIXES)})")
+    evaluator = load_evaluator(spec, threads=network_threads)
+    describe = getattr(evaluator, "describe", lambda: Path(spec).name)()
+    return Opponent(spec, search=GameSearch(evaluator, threads=search_threads, cache_mb=64.0),
+                    description=describe)
+
+
+class SearchBridge(QObject):
+    """Runs the opponent's searches in worker threads; results come back as signals."""
+
+    snapshot = Signal(object, int)  # AnalysisResult, token (throttled at the source: report_every_s)
+    moveChosen = Signal(int, object, int)  # move, final AnalysisResult or None (bots), token
+    analysisDone = Signal(object, int)
+    failed = Signal(str, int)
+
+    def __init__(self, opponent: Opponent, report_every_s: float = 0.1) -> None:
+        super().__init__()
+        self.opponent = opponent
+        self.report_every_s = report_every_s
+        self._bot_thread: threading.Thread | None = None
+
+    def set_opponent(self, opponent: Opponent) -> None:
+        self.stop()
+        self.opponent = opponent
+
+    def think(self, position: _core.Position, token: int, visits: int | None, seconds: float | None) -> None:
+        """Chooses a move for the side to move; emits snapshots (models) and then moveChosen."""
+        self.stop()
+        gs = self.opponent.search
+        if gs is None:
+            bot = self.opponent.bot
+
+            def run_bot() -> None:
+                try:
+                    move = bot.select_move(position)  # the GIL is released while it thinks
+                except Exception as e:  # noqa: BLE001 - reported to the window, never lost
+                    self.failed.emit(str(e), token)
+                    return
+                self.moveChosen.emit(move, None, token)
+
+            self._bot_thread = threading.Thread(target=run_bot, name="popucom-bot", daemon=True)
+            self._bot_thread.start()
+            return
+        gs.set_position(position)
+        gs.start(visits=visits, seconds=seconds, report_every_s=self.report_every_s,
+                 callback=lambda r: self.snapshot.emit(r, token),
+                 on_done=lambda r: self.moveChosen.emit(self._best(gs, r), r, token),
+                 on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token))
+
+    @staticmethod
+    def _best(gs: GameSearch, result: AnalysisResult) -> int:
+        return result.best_move if result.best_move is not None else gs.choose_move()
+
+    def analyze(self, position: _core.Position, token: int) -> None:
+        """Searches `position` until stopped, emitting snapshots."""
+        self.stop()
+        gs = self.opponent.search
+        if gs is None:
+            raise ValueError("analysis needs a model (open one as the opponent); bots do not analyse")
+        gs.set_position(position)
+        gs.start(report_every_s=self.report_every_s, callback=lambda r: self.snapshot.emit(r, token),
+                 on_done=lambda r: self.analysisDone.emit(r, token),
+                 on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token))
+
+    def stop(self) -> None:
+        """Stops a model's search (its final result is still emitted); a bot's move cannot be
+        interrupted, its result is ignored through the token."""
+        if self.opponent.search is not None:
+            self.opponent.search.stop()
+
+    @property
+    def busy(self) -> bool:
+        gs = self.opponent.search
+        return (gs is not None and gs.running) or (self._bot_thread is not None and self._bot_thread.is_alive())
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        self.stop()
+        if self._bot_thread is not None:
+            self._bot_thread.join(timeout)

@@ -1,0 +1,158 @@
+"""The analysis panel: win/draw/loss bar, expected score, a win-rate history chart
+over the current line, and the top moves with their principal variations.
+
+It only shows what it is given (`show_result`, `set_history`); hovering a row of
+the move table emits `pvHovered` with that move's PV so the board can preview it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen, QPolygonF
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from .. import _core
+from ..search.analysis import AnalysisResult
+
+COLUMNS = ("move", "visits", "win %", "score", "prior %", "PV")
+
+
+class WdlBar(QWidget):
+    """Win / draw / loss of the side to move as one horizontal bar."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wdl: tuple[float, float, float] | None = None
+        self.setMinimumHeight(22)
+
+    def set_wdl(self, wdl: tuple[float, float, float] | None) -> None:
+        self.wdl = wdl
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        r = QRectF(self.rect()).adjusted(1, 1, -1, -1)
+        p.fillRect(r, QColor(200, 200, 200))
+        if self.wdl is not None:
+            x = r.left()
+            for share, colour in zip(self.wdl, (QColor(60, 160, 80), QColor(160, 160, 160), QColor(200, 70, 60))):
+                w = r.width() * share
+                p.fillRect(QRectF(x, r.top(), w, r.height()), colour)
+                x += w
+            p.setPen(Qt.GlobalColor.white)
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter,
+                       f"W {100 * self.wdl[0]:.0f}%  D {100 * self.wdl[1]:.0f}%  L {100 * self.wdl[2]:.0f}%")
+        p.end()
+
+
+class HistoryChart(QWidget):
+    """Black's win rate after each ply of the current line (None where not analysed)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: list[float | None] = []
+        self.current = 0
+        self.setMinimumHeight(90)
+
+    def set_history(self, values: list[float | None], current: int) -> None:
+        self.values, self.current = values, current
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        r = QRectF(self.rect()).adjusted(4, 4, -4, -4)
+        p.fillRect(r, QColor(250, 250, 250))
+        p.setPen(QPen(QColor(180, 180, 180), 1, Qt.PenStyle.DashLine))
+        p.drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))
+        n = max(len(self.values) - 1, 1)
+        step = r.width() / max(n, _core.MAX_GAME_PLIES // 2)
+        points = [QPointF(r.left() + i * step, r.bottom() - v * r.height())
+                  for i, v in enumerate(self.values) if v is not None]
+        p.setPen(QPen(QColor(30, 30, 30), 2))
+        if len(points) > 1:
+            p.drawPolyline(QPolygonF(points))
+        for point in points:
+            p.drawEllipse(point, 1.5, 1.5)
+        p.setPen(QPen(QColor(220, 30, 30), 1))
+        x = r.left() + self.current * step
+        p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()))
+        p.setPen(QColor(90, 90, 90))
+        p.drawText(r, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, " Black win rate")
+        p.end()
+
+
+class AnalysisPanel(QWidget):
+    pvHovered = Signal(list)  # moves of the hovered PV; [] when the pointer leaves
+    analyzeToggled = Signal(bool)
+    stopClicked = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        layout = QVBoxLayout(self)
+        buttons = QHBoxLayout()
+        self.analyze_button = QPushButton("Analyze")
+        self.analyze_button.setCheckable(True)
+        self.analyze_button.setToolTip("Search the current position until stopped (A)")
+        self.analyze_button.toggled.connect(self.analyzeToggled)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the search now; the AI plays its best move so far (Esc)")
+        self.stop_button.clicked.connect(self.stopClicked)
+        buttons.addWidget(self.analyze_button)
+        buttons.addWidget(self.stop_button)
+        layout.addLayout(buttons)
+        self.summary = QLabel("no analysis")
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.wdl_bar = WdlBar()
+        layout.addWidget(self.wdl_bar)
+        self.chart = HistoryChart()
+        layout.addWidget(self.chart)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setMouseTracking(True)
+        self.table.cellEntered.connect(self._hover)
+        self.table.viewport().installEventFilter(self)
+        layout.addWidget(self.table, 1)
+        self.pvs: list[list[int]] = []
+
+    def show_result(self, result: AnalysisResult | None, to_move: _core.Color | None = None,
+                    note: str = "") -> None:
+        if result is None or result.visits == 0:
+            self.summary.setText(note or "no analysis")
+            self.wdl_bar.set_wdl(None)
+            self.table.setRowCount(0)
+            self.pvs = []
+            return
+        side = "Black" if to_move == _core.Color.BLACK else "White"
+        # The bar shows the network's W/D/L at the root when known (the tree keeps win - loss only),
+        # else the search's win/loss split.
+        wdl = result.root_wdl or (result.winrate, 0.0, 1.0 - result.winrate)
+        self.wdl_bar.set_wdl(wdl)
+        rate = result.visits / result.seconds if result.seconds > 0 else 0.0
+        self.summary.setText(f"{side} to move: win rate {100 * result.winrate:.1f}%, expected score "
+                             f"{result.score:+.1f} | {result.visits} visits ({rate:,.0f}/s) {note}")
+        moves = [m for m in result.moves if m["visits"] > 0][:10] or result.moves[:5]
+        self.table.setRowCount(len(moves))
+        self.pvs = []
+        for row, m in enumerate(moves):
+            pv = [int(s) for s in m["pv"]] or [int(m["move"])]
+            self.pvs.append(pv)
+            cells = (_core.square_to_text(m["move"]), str(m["visits"]), f"{100 * m['winrate']:.1f}",
+                     f"{m['score']:+.1f}", f"{100 * m['prior']:.1f}", " ".join(_core.square_to_text(s) for s in pv))
+            for col, text in enumerate(cells):
+                self.table.setItem(row, col, QTableWidgetItem(text))
+
+    def _hover(self, row: int, column: int) -> None:
+        if 0 <= row < len(self.pvs):
+            self.pvHovered.emit(self.pvs[row])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Leave:
+            self.pvHovered.emit([])
+        return False

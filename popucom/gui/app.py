@@ -1,0 +1,54 @@
+"""Starting the GUI: the `popucom gui` arguments, the thread budget, the QApplication."""
+
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", nargs="?", help="an .sgf game or a .jsonl game-record file to open")
+    parser.add_argument("--opponent", help="a model (.onnx, .pt, .plan) or a bot: random, greedy, uct:N "
+                        "(default: the newest weights/*.onnx, else uct:2000)")
+    parser.add_argument("--mode", default="human-black", choices=["human-black", "human-white", "human-human", "ai-ai"])
+    parser.add_argument("--visits", type=int, default=800, help="AI visits per move (default 800)")
+    parser.add_argument("--seconds", type=float, help="AI time per move instead of visits")
+    parser.add_argument("--network-threads", type=int, default=1, help="CPU threads of the network (default 1)")
+    parser.add_argument("--search-threads", type=int, default=1, help="C++ tree-search threads (default 1)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError:
+        print("popucom gui: PySide6 is not installed; pip install 'popucom[gui]'", file=sys.stderr)
+        return 2
+    from .ai import default_opponent
+    from .main_window import MainWindow
+
+    opponent = args.opponent or default_opponent()
+    # The thread budget is explicit and printed: on a small machine the network and the
+    # search share the cores with the UI, which must stay responsive.
+    print(f"popucom gui: opponent {opponent}; threads: search {args.search_threads} + network "
+          f"{args.network_threads} = {args.search_threads + args.network_threads} (UI thread aside)", file=sys.stderr)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    try:
+        window = MainWindow(opponent, mode=args.mode, visits=args.visits, seconds=args.seconds,
+                            network_threads=args.network_threads, search_threads=args.search_threads)
+    except (ValueError, FileNotFoundError, RuntimeError) as e:
+        print(f"popucom gui: cannot use opponent {opponent}: {e}", file=sys.stderr)
+        return 2
+    window.resize(1280, 800)
+    window.show()
+    if args.game and not window.open_path(args.game):
+        print(f"popucom gui: {window.last_message}", file=sys.stderr)
+    if args.mode == "ai-ai":
+        window.ai_move_now()
+    return app.exec()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="popucom gui", description="Play and analyse Match-n-POP.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

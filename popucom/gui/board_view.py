@@ -1,0 +1,151 @@
+"""The board widget: draws one position and reports clicks; it holds no game logic.
+
+Layers, bottom to top: painted floors (Black's and White's colours), the legal
+moves of the side to move (small dots), an optional heat map (visit or policy
+shares), stones, the last-move mark, and a principal-variation preview (numbered
+ghost stones). Hit-testing is arithmetic on the square size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from .. import _core
+
+N = _core.BOARD_SIZE
+BOARD_COLOUR = QColor(222, 196, 140)
+FLOOR_COLOURS = {_core.Color.BLACK: QColor(90, 110, 170), _core.Color.WHITE: QColor(240, 170, 150)}
+STONE_COLOURS = {_core.Color.BLACK: QColor(20, 20, 20), _core.Color.WHITE: QColor(250, 250, 250)}
+HEAT_COLOUR = QColor(40, 200, 90)
+COORD_MARGIN = 22  # pixels for the coordinates
+
+
+class BoardWidget(QWidget):
+    squareClicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.position = _core.Position()
+        self.last_move: int | None = None
+        self.heat: np.ndarray | None = None  # (81,) shares in [0, 1]
+        self.preview: list[int] = []  # a principal variation to show as numbered ghost stones
+        self.show_legal = True
+        self.setMinimumSize(300, 300)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMouseTracking(True)
+
+    # --- state ------------------------------------------------------------------------
+    def set_position(self, position: _core.Position, last_move: int | None) -> None:
+        self.position, self.last_move = position, last_move
+        self.preview = []
+        self.update()
+
+    def set_heat(self, heat: np.ndarray | None) -> None:
+        self.heat = heat
+        self.update()
+
+    def set_preview(self, moves: list[int]) -> None:
+        self.preview = list(moves)
+        self.update()
+
+    # --- geometry ---------------------------------------------------------------------
+    def _board_rect(self) -> QRectF:
+        side = min(self.width(), self.height()) - COORD_MARGIN - 4
+        return QRectF(COORD_MARGIN, 4, side, side)
+
+    def square_rect(self, square: int) -> QRectF:
+        board = self._board_rect()
+        cell = board.width() / N
+        row, col = divmod(square, N)
+        return QRectF(board.left() + col * cell, board.top() + (N - 1 - row) * cell, cell, cell)
+
+    def square_at(self, point: QPointF) -> int | None:
+        board = self._board_rect()
+        if not board.contains(point):
+            return None
+        cell = board.width() / N
+        col = int((point.x() - board.left()) // cell)
+        row = N - 1 - int((point.y() - board.top()) // cell)
+        return row * N + col if 0 <= row < N and 0 <= col < N else None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            square = self.square_at(event.position())
+            if square is not None:
+                self.squareClicked.emit(square)
+
+    # --- drawing ----------------------------------------------------------------------
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        board = self._board_rect()
+        cell = board.width() / N
+        p.fillRect(board, BOARD_COLOUR)
+        pos = self.position
+        legal = set(pos.legal_moves()) if self.show_legal and not pos.is_over else set()
+        font = QFont(self.font())
+        font.setPixelSize(max(8, int(cell * 0.28)))
+        p.setFont(font)
+        for sq in range(N * N):
+            r = self.square_rect(sq)
+            floor = pos.floor_at(sq)
+            if floor is not None:
+                p.fillRect(r.adjusted(1, 1, -1, -1), FLOOR_COLOURS[floor])
+            if self.heat is not None and self.heat[sq] > 0.005:
+                colour = QColor(HEAT_COLOUR)
+                colour.setAlphaF(float(min(1.0, 0.15 + 0.85 * self.heat[sq])))
+                p.fillRect(r.adjusted(3, 3, -3, -3), colour)
+            stone = pos.stone_at(sq)
+            if stone is not None:
+                self._stone(p, r, stone, 1.0)
+            elif sq in legal:
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(QColor(0, 0, 0, 60))
+                p.drawEllipse(r.center(), cell * 0.07, cell * 0.07)
+        p.setPen(QPen(QColor(60, 50, 30), 1))
+        for i in range(N + 1):
+            p.drawLine(QPointF(board.left() + i * cell, board.top()), QPointF(board.left() + i * cell, board.bottom()))
+            p.drawLine(QPointF(board.left(), board.top() + i * cell), QPointF(board.right(), board.top() + i * cell))
+        if self.last_move is not None:
+            r = self.square_rect(self.last_move)
+            p.setPen(QPen(QColor(220, 30, 30), max(2.0, cell * 0.06)))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(r.adjusted(cell * 0.08, cell * 0.08, -cell * 0.08, -cell * 0.08))
+        if self.heat is not None:
+            p.setPen(QColor(0, 70, 20))
+            for sq in np.argsort(-self.heat)[:5]:
+                if self.heat[sq] > 0.02 and pos.stone_at(int(sq)) is None:
+                    p.drawText(self.square_rect(int(sq)), Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignRight,
+                               f"{100 * self.heat[sq]:.0f} ")
+        self._draw_preview(p, cell)
+        p.setPen(QColor(40, 40, 40))
+        for i in range(N):
+            col_rect = QRectF(board.left() + i * cell, board.bottom(), cell, COORD_MARGIN - 4)
+            row_rect = QRectF(0, board.top() + (N - 1 - i) * cell, COORD_MARGIN - 4, cell)
+            p.drawText(col_rect, Qt.AlignmentFlag.AlignCenter, "abcdefghi"[i])
+            p.drawText(row_rect, Qt.AlignmentFlag.AlignCenter, str(i + 1))
+        p.end()
+
+    def _stone(self, p: QPainter, r: QRectF, colour: _core.Color, alpha: float) -> None:
+        fill = QColor(STONE_COLOURS[colour])
+        fill.setAlphaF(alpha)
+        p.setPen(QPen(QColor(0, 0, 0, int(255 * alpha)), 1))
+        p.setBrush(fill)
+        p.drawEllipse(r.center(), r.width() * 0.38, r.height() * 0.38)
+
+    def _draw_preview(self, p: QPainter, cell: float) -> None:
+        if not self.preview:
+            return
+        position = self.position
+        for i, move in enumerate(self.preview, 1):
+            if position.is_over or not position.is_legal(move):
+                break
+            colour = position.to_move
+            r = self.square_rect(move)
+            self._stone(p, r, colour, 0.7)
+            p.setPen(STONE_COLOURS[_core.Color(1 - int(colour))])
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, str(i))
+            position = position.play(move)
