@@ -86,6 +86,7 @@ class BoardWidget(QWidget):
         p.fillRect(board, BOARD_COLOUR)
         pos = self.position
         legal = set(pos.legal_moves()) if self.show_legal and not pos.is_over else set()
+        heat_max = float(self.heat.max()) if self.heat is not None else 0.0
         font = QFont(self.font())
         font.setPixelSize(max(8, int(cell * 0.28)))
         p.setFont(font)
@@ -94,10 +95,15 @@ class BoardWidget(QWidget):
             floor = pos.floor_at(sq)
             if floor is not None:
                 p.fillRect(r.adjusted(1, 1, -1, -1), FLOOR_COLOURS[floor])
-            if self.heat is not None and self.heat[sq] > 0.005:
+            if self.heat is not None and heat_max > 0 and self.heat[sq] > 0:
+                # A disc whose area follows the share relative to the best move, so the floor
+                # colour underneath stays readable.
+                share = float(self.heat[sq]) / heat_max
                 colour = QColor(HEAT_COLOUR)
-                colour.setAlphaF(float(min(1.0, 0.15 + 0.85 * self.heat[sq])))
-                p.fillRect(r.adjusted(3, 3, -3, -3), colour)
+                colour.setAlphaF(0.35 + 0.45 * share)
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(colour)
+                p.drawEllipse(r.center(), cell * 0.42 * share ** 0.5, cell * 0.42 * share ** 0.5)
             stone = pos.stone_at(sq)
             if stone is not None:
                 self._stone(p, r, stone, 1.0)

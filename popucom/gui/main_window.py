@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
         for m in result.moves:
             visits[m["move"]], priors[m["move"]] = m["visits"], m["prior"]
         heat = visits / visits.sum() if visits.sum() > 0 else priors
-        self.board.set_heat(heat / max(float(heat.max()), 1e-9) * float(heat.max()))
+        self.board.set_heat(heat)
         self._show_node_analysis(node)
 
     @staticmethod
