@@ -75,7 +75,7 @@ def test_illegal_click_is_refused_with_a_message(qtbot) -> None:
     assert window.tree.position.ply == 1
     assert "e5 is illegal" in window.last_message and window.statusBar().currentMessage() == window.last_message
     # A floor painted by the opponent: set up by playing a line of three.
-    tree = GameTree.from_moves("a1 a9 b1 b9 c1")  # Black's three in a row paints a1..i1? at least c1's line
+    tree = GameTree.from_moves("a1 a9 b1 b9 c1")  # Black's a1-b1-c1 pops and paints row 1
     tree.to_end()
     window.set_tree(tree)
     painted = [s for s in range(81) if tree.position.floor_at(s) == _core.Color.BLACK
