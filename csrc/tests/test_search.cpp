@@ -265,3 +265,58 @@ TEST(search, threaded_search_matches_serial_under_load) {
   CHECK(same_stats(serial, run_multi(64, 200, 4, false, 21, &in_flight)));
   CHECK_EQ(in_flight, 0u);
 }
+
+TEST(search, root_noise_belongs_to_one_search) {
+  SearchParams params;
+  SearchTree tree(params, 3);
+  tree.reset(Position());
+  search_serial(tree, 50, uniform_evaluation);
+  const auto raw = tree.move_stats(1);
+  tree.set_root_mode(RootMode{true, true, false});
+  CHECK(tree.root_noise_applied());
+  const auto noisy = tree.move_stats(1);
+  bool changed = false;
+  for (size_t i = 0; i < raw.size(); ++i) changed |= std::abs(raw[i].prior - noisy[i].prior) > 1e-6;
+  CHECK(changed);
+  tree.set_root_mode(RootMode{});  // a fast search: the exact raw priors come back
+  CHECK(!tree.root_noise_applied());
+  const auto restored = tree.move_stats(1);
+  for (size_t i = 0; i < raw.size(); ++i) CHECK_EQ(raw[i].prior, restored[i].prior);
+  tree.set_root_mode(RootMode{true, false, false});
+  tree.advance(tree.choose_move(0));
+  CHECK(!tree.root_mode().noise);  // the next search starts from the defaults
+  CHECK(!tree.root_noise_applied());
+}
+
+TEST(search, gumbel_root_search_finds_the_only_winning_move) {
+  // Every legal move takes part (with uniform priors and m = 16 of ~70 moves,
+  // Gumbel-Top-k would leave out c5 most of the time, by design).
+  SearchParams params;
+  params.gumbel_actions = NUM_SQUARES;
+  SearchTree tree(params, 11);
+  tree.reset(endgame());
+  tree.set_root_mode(RootMode{false, false, true});
+  tree.set_visit_target(400);
+  search_serial(tree, 400, exact_evaluation);
+  CHECK_EQ(tree.choose_move(1.0), parse_square("c5"));
+  const auto target = tree.policy_target();
+  const int best = static_cast<int>(std::max_element(target.begin(), target.end()) - target.begin());
+  CHECK_EQ(best, parse_square("c5"));
+  double total = 0;
+  for (float t : target) total += t;
+  CHECK(std::abs(total - 1.0) < 1e-5);
+  CHECK_EQ(tree.total_in_flight(), 0u);
+}
+
+TEST(search, pruned_target_never_adds_visits) {
+  SearchParams params;
+  params.forced_playouts_k = 2.0;
+  SearchTree tree(params, 5);
+  tree.reset(Position());
+  tree.set_root_mode(RootMode{true, true, false});
+  search_serial(tree, 300, uniform_evaluation);
+  const auto stats = tree.move_stats(1);
+  const auto target = tree.policy_target();
+  const double best_share = target[stats[0].move] / static_cast<double>(stats[0].visits);
+  for (const MoveStats& m : stats) CHECK(target[m.move] <= best_share * m.visits + 1e-6);
+}
