@@ -159,3 +159,15 @@ def test_arbitrary_setups_never_crash(black: list, white: list, floors: list, to
         return
     for move in position.legal_moves()[:3]:
         assert position.play(move).hash == position.play(move).compute_hash()
+
+
+def test_numpy_integers_are_moves_but_bools_and_floats_are_not() -> None:
+    game = popucom.Game()
+    game.play(np.int64(40))  # an argmax over a policy array is a numpy integer
+    game.play(np.uint8(41))
+    assert game.moves == [40, 41]
+    for bad in (np.float64(42.0), np.bool_(True), True, 42.0):
+        with pytest.raises(TypeError, match="square index"):
+            game.play(bad)
+    with pytest.raises(ValueError, match="off the board"):
+        game.play(np.int64(81))

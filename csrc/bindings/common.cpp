@@ -7,10 +7,15 @@ namespace bindings {
 
 int move_from_object(py::handle move) {
   if (py::isinstance<py::str>(move)) return parse_square(move.cast<std::string>());
-  if (py::isinstance<py::bool_>(move) || !py::isinstance<py::int_>(move))
+  // Integers of other types (numpy.int64 from an argmax) count through __index__; bools
+  // and floats do not.
+  const bool integer = py::isinstance<py::int_>(move) || (!py::isinstance<py::float_>(move) && PyIndex_Check(move.ptr()));
+  if (py::isinstance<py::bool_>(move) || !integer)
     throw py::type_error("a move is a square index (int 0..80) or text like 'e5', not " +
                          std::string(py::str(py::type::handle_of(move).attr("__name__"))));
-  const py::int_ value = py::reinterpret_borrow<py::int_>(move);
+  PyObject* index = PyNumber_Index(move.ptr());
+  if (index == nullptr) throw py::error_already_set();
+  const py::int_ value = py::reinterpret_steal<py::int_>(index);
   if (value < py::int_(0) || value >= py::int_(NUM_SQUARES))
     throw py::value_error("square " + std::string(py::str(value)) + " is off the board (want 0..80)");
   return value.cast<int>();

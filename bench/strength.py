@@ -1,0 +1,121 @@
+"""The strength table of a model: the model at several visit counts against the
+network-free bots (and other models), colours swapped, komi 0, plus bot-vs-bot
+calibration games, rated together by Bradley-Terry anchored at `random` = 0.
+Prints one JSON line (per pairing: games, score, win rate by colour; ratings
+with 95% intervals) and writes a Markdown table for a model card.
+
+Usage: python bench/strength.py MODEL.onnx [--pairing VISITS:OPPONENT:GAMES ...] [--threads 2]
+                                [--games-out FILE] [--markdown FILE]
+"""
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from popucom.arena.match import append_records, make_openings, play_match, read_records, summarize
+from popucom.arena.players import Player
+from popucom.arena.ratings import fit_bradley_terry, game_results
+from popucom.benchmarks import machine_info
+from popucom.infer import load_evaluator
+
+DEFAULT_PAIRINGS = ["200:uct:10000:200", "200:uct:1000:100", "200:greedy:20", "200:random:20",
+                    "50:uct:10000:100", "50:uct:1000:100", "50:greedy:40", "50:random:40", "800:uct:10000:20"]
+CALIBRATION = [("random", "greedy", 40), ("greedy", "uct:1000", 40), ("uct:1000", "uct:10000", 40)]
+
+
+def parse_pairing(text: str) -> tuple[int, str, int]:
+    visits, _, rest = text.partition(":")
+    opponent, _, games = rest.rpartition(":")
+    if not (visits.isdigit() and games.isdigit() and opponent and int(games) % 2 == 0):
+        raise SystemExit(f"bad pairing '{text}': want VISITS:OPPONENT:GAMES with an even number of games")
+    return int(visits), opponent, int(games)
+
+
+def model_player(name: str, model: Path, visits: int, games: int, threads: int) -> Player:
+    return Player(name, games, evaluator=load_evaluator(model, threads=threads), visits=visits, seed=visits)
+
+
+def opponent_player(spec: str, games: int, threads: int, seed: int) -> Player:
+    if spec.endswith(".onnx"):
+        return model_player(Path(spec).stem, Path(spec), 200, games, threads)
+    return Player(spec, games, bot=spec, seed=seed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model", type=Path)
+    parser.add_argument("--name", help="the model's name in the table (default: the file's stem)")
+    parser.add_argument("--pairing", action="append", help="VISITS:OPPONENT:GAMES (repeatable)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--opening-plies", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--games-out", type=Path, help="game records are appended here (and reused: "
+                        "pairings already in the file are not played again)")
+    parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
+    args = parser.parse_args()
+
+    stem = args.name or args.model.stem
+    games_out = args.games_out or Path(f"strength-{stem}.games.jsonl")
+    records = read_records(games_out) if games_out.exists() else []
+    started = time.perf_counter()
+
+    def have(a: str, b: str) -> int:
+        return sum(1 for r in records if {r.black, r.white} == {a, b})
+
+    for a, b, games in CALIBRATION:
+        if have(a, b) < games:
+            new = play_match(Player(a, games, bot=a, seed=1), Player(b, games, bot=b, seed=2),
+                             make_openings(games // 2, args.opening_plies, args.seed + 1000))
+            append_records(games_out, new)
+            records += new
+    pairings = [parse_pairing(p) for p in (args.pairing or DEFAULT_PAIRINGS)]
+    for visits, opponent, games in pairings:
+        name = f"{stem}@{visits}"
+        opponent_name = Path(opponent).stem if opponent.endswith(".onnx") else opponent
+        if have(name, opponent_name) >= games:
+            continue
+        t = time.perf_counter()
+        new = play_match(model_player(name, args.model, visits, games, args.threads),
+                         opponent_player(opponent, games, args.threads, seed=visits),
+                         make_openings(games // 2, args.opening_plies, args.seed), progress=True,
+                         desc=f"{name} vs {opponent_name}")
+        append_records(games_out, new)
+        records += new
+        s = summarize(new, name, opponent_name)
+        print(f"{name} vs {opponent_name}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
+              f"in {time.perf_counter() - t:.0f} s", flush=True)
+    ratings = fit_bradley_terry(game_results(records), anchor="random", prior_elo=2000.0)
+    rows = []
+    for visits, opponent, _ in pairings:
+        name = f"{stem}@{visits}"
+        opponent_name = Path(opponent).stem if opponent.endswith(".onnx") else opponent
+        s = summarize(records, name, opponent_name)
+        n = max(s["games"], 1)
+
+        def rate(side: dict) -> float:
+            played = side["wins"] + side["draws"] + side["losses"]
+            return (side["wins"] + 0.5 * side["draws"]) / played if played else float("nan")
+
+        rows.append({"model": name, "visits": visits, "opponent": opponent_name, "games": s["games"],
+                     "score": round((s["a_wins"] + 0.5 * s["draws"]) / n, 3), "wins": s["a_wins"],
+                     "draws": s["draws"], "losses": s["b_wins"], "score_as_black": round(rate(s["a_black"]), 3),
+                     "score_as_white": round(rate(s["a_white"]), 3)})
+    table = {name: {"elo": round(r.elo), "low": round(r.low), "high": round(r.high), "games": r.games}
+             for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)}
+    if args.markdown:
+        lines = ["| model | opponent | games | score | as Black | as White | W-D-L |",
+                 "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['model']} | {r['opponent']} | {r['games']} | {r['score']:.3f} | {r['score_as_black']:.3f} "
+                  f"| {r['score_as_white']:.3f} | {r['wins']}-{r['draws']}-{r['losses']} |" for r in rows]
+        lines += ["", "| player | Elo (random = 0) | 95% interval | games |", "|---|---|---|---|"]
+        lines += [f"| {name} | {v['elo']:+d} | [{v['low']:+d}, {v['high']:+d}] | {v['games']} |"
+                  for name, v in table.items()]
+        args.markdown.write_text("\n".join(lines) + "\n")
+    print(json.dumps({"benchmark": "strength", "model": str(args.model), "pairings": rows, "ratings": table,
+                      "anchor": "random", "komi": 0, "seconds": round(time.perf_counter() - started),
+                      "games_file": str(games_out), "machine": machine_info()}))
+
+
+if __name__ == "__main__":
+    main()
