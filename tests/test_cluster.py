@@ -31,4 +31,20 @@ def test_cluster_selfplay_one_iteration(ray_local, tmp_path) -> None:
     assert len(games) == 12
     metrics = json.loads(run.metrics.read_text().splitlines()[0])
     assert metrics["selfplay"]["workers"] == 2 and metrics["selfplay"]["games"] == 12
+    # the workers' figures reach the head (issue 11, item 13)
+    selfplay = metrics["selfplay"]
+    assert selfplay["positions"] > 0 and selfplay["nn_evals"] > 0 and selfplay["nn_evals_per_s"] > 0
+    assert 0 < selfplay["eval_share"] <= 1 and selfplay["positions_per_s"] > 0
     assert any("Ray" in line for line in logs)
+
+
+def test_worker_figures_combine() -> None:
+    from popucom.pipeline.cluster import combine_worker_stats
+
+    a = {"positions": 10, "moves": 40, "nn_evals": 300, "seconds": 10.0, "eval_seconds": 9.0, "mean_batch": 20.0,
+         "max_batch": 32, "cache_hit_rate": 0.5, "black_wins": 2, "white_wins": 1, "draws": 0}
+    b = {**a, "nn_evals": 100, "mean_batch": 10.0, "cache_hit_rate": 0.1, "eval_seconds": 5.0}
+    out = combine_worker_stats([a, b], wall_seconds=10.0)
+    assert out["positions"] == 20 and out["nn_evals"] == 400 and out["nn_evals_per_s"] == 40.0
+    assert out["eval_share"] == 14.0 / 20.0 and out["mean_batch"] == (20 * 300 + 10 * 100) / 400
+    assert abs(out["cache_hit_rate"] - (0.5 * 300 + 0.1 * 100) / 400) < 1e-12 and out["black_wins"] == 4

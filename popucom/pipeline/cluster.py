@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
@@ -37,8 +38,9 @@ def _actor_class(ray):
                 config = SelfPlayConfig(**selfplay)
                 stats = run_selfplay(OnnxEvaluator(tmp / "model.onnx", threads=1), config, tmp / "out", "w", games,
                                      komi, None, seed=seed, progress=False)
-                return [((tmp / "out" / f"{name}.pcs").read_bytes(),
-                         (tmp / "out" / f"{name}.games.jsonl").read_bytes()) for name in stats.chunks]
+                chunks = [((tmp / "out" / f"{name}.pcs").read_bytes(),
+                           (tmp / "out" / f"{name}.games.jsonl").read_bytes()) for name in stats.chunks]
+                return chunks, stats.summary()
 
     return SelfPlayActor
 
@@ -59,7 +61,10 @@ def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bo
                for i, (actor, share) in enumerate(zip(actors, shares)) if share > 0]
     komi = KomiSampler.load(run.komi)
     games = 0
-    for chunks in ray.get(futures):
+    started = time.perf_counter()
+    results = ray.get(futures)
+    wall = time.perf_counter() - started
+    for chunks, _ in results:
         for shard, records in chunks:
             name = f"iter{k:04d}-{chunk:05d}"
             write_bytes_atomic(run.selfplay / f"{name}.games.jsonl", records)
@@ -71,7 +76,27 @@ def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bo
                 komi.record(game["score"], winner)
                 games += 1
     komi.save(run.komi)
-    return {"games": games, "resumed_games": done, "workers": len(actors), "fair_komi": komi.fair_komi()}
+    return {**combine_worker_stats([summary for _, summary in results], wall), "games": games,
+            "resumed_games": done, "workers": len(actors), "fair_komi": komi.fair_komi()}
+
+
+def combine_worker_stats(summaries: list[dict], wall_seconds: float) -> dict:
+    """The iteration's self-play figures from the workers' own: counts add up, rates are per
+    second of the head's wall time, shares and means are weighted by each worker's work."""
+    total = {key: sum(s.get(key, 0) for s in summaries)
+             for key in ("positions", "moves", "nn_evals", "black_wins", "white_wins", "draws",
+                         "full_searches", "noisy_full_searches", "noisy_fast_searches")}
+    worker_seconds = sum(s.get("seconds", 0.0) for s in summaries)
+    eval_seconds = sum(s.get("eval_seconds", 0.0) for s in summaries)
+    evals = max(total["nn_evals"], 1)
+    per_s = 1.0 / wall_seconds if wall_seconds > 0 else 0.0
+    return {**total, "seconds": wall_seconds, "worker_seconds": worker_seconds, "eval_seconds": eval_seconds,
+            "eval_share": eval_seconds / worker_seconds if worker_seconds else 0.0,
+            "mean_batch": sum(s.get("mean_batch", 0.0) * s.get("nn_evals", 0) for s in summaries) / evals,
+            "max_batch": max((s.get("max_batch", 0) for s in summaries), default=0),
+            "cache_hit_rate": sum(s.get("cache_hit_rate", 0.0) * s.get("nn_evals", 0) for s in summaries) / evals,
+            "positions_per_s": total["positions"] * per_s, "moves_per_s": total["moves"] * per_s,
+            "nn_evals_per_s": total["nn_evals"] * per_s}
 
 
 def run_cluster_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | None, address: str,
