@@ -27,17 +27,16 @@ def model_path(workdir: Path) -> Path:
     found = newest_model()
     if found is not None:
         return found
+    import torch
+
     from popucom.nn.config import preset
     from popucom.nn.export import export_onnx
     from popucom.nn.model import PopucomNet
-
-    import torch
     torch.manual_seed(0)
     return export_onnx(PopucomNet(preset("small")).eval(), workdir / "small-random.onnx")
 
 
 def time_search(path: Path, visits: int, repeats: int, threads: int) -> dict:
-    from popucom import Position
     from popucom.infer import load_evaluator
     from popucom.search import GameSearch
 
@@ -52,7 +51,7 @@ def time_search(path: Path, visits: int, repeats: int, threads: int) -> dict:
         gs = GameSearch(evaluator, seed=r)
         first = threading.Event()
         start = time.perf_counter()
-        gs.start(visits=visits, callback=lambda _: first.set())
+        gs.start(visits=visits, callback=lambda _, first=first: first.set())
         first.wait()
         first_s.append(time.perf_counter() - start)
         gs.stop()

@@ -54,7 +54,8 @@ def main() -> None:
     # The ladder runs after the budget, not inside it.
     config = pipeline_preset(args.preset, seed=args.seed, inference_threads=args.threads, ladder=None)
     if args.root_search:
-        config = dataclasses.replace(config, selfplay=dataclasses.replace(config.selfplay, root_search=args.root_search))
+        selfplay = dataclasses.replace(config.selfplay, root_search=args.root_search)
+        config = dataclasses.replace(config, selfplay=selfplay)
     log_file = open(run / "learning.log", "a", buffering=1)
 
     def log(line: str) -> None:

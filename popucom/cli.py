@@ -97,10 +97,9 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     from .arena.players import PlayerSpec, load_evaluator
+    from .fileio import check_writable
     from .pipeline.config import pipeline_preset
     from .selfplay import KomiSampler, run_selfplay
-
-    from .fileio import check_writable
 
     try:
         check_writable(Path(args.out) / "komi_stats.json", "self-play data")
@@ -120,10 +119,9 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from .fileio import check_writable
     from .nn.config import preset
     from .train import ReplayWindow, TrainConfig, Trainer
-
-    from .fileio import check_writable
 
     try:
         check_writable(args.checkpoint, "the checkpoint")
@@ -150,10 +148,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from .fileio import check_writable
     from .nn.export import export_onnx, max_abs_difference
     from .train.trainer import load_network
-
-    from .fileio import check_writable
 
     try:
         check_writable(args.out, "the ONNX model")
@@ -257,7 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_build_engine)
 
     p = sub.add_parser("arena", help="play players against each other; Bradley-Terry ratings with error bars")
-    p.add_argument("players", nargs="+", help="random, greedy, uct:N, best (the newest shipped model), model.onnx[@visits=N], "
+    p.add_argument("players", nargs="+", help="random, greedy, uct:N, best (the newest shipped model), "
+                   "model.onnx[@visits=N], "
                         "ckpt.pt[@visits=N]")
     p.add_argument("--openings", type=int, default=10, help="openings per pair, each played twice (colours swapped)")
     p.add_argument("--opening-plies", type=int, default=4)
@@ -269,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--refit", action="store_true", help="fit ratings over every game in --games-out, not just this run's")
+    p.add_argument("--refit", action="store_true",
+                   help="fit ratings over every game in --games-out, not just this run's")
     p.set_defaults(run=cmd_arena)
 
     p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")

@@ -65,7 +65,8 @@ def test_tiny_pipeline_two_iterations(tmp_path) -> None:
 def test_kill_mid_selfplay_and_resume(tmp_path) -> None:
     """Kill the pipeline as soon as its first self-play chunk is on disk, resume, check the data."""
     run = tmp_path / "run"
-    code = ("import sys; from popucom.pipeline import run_pipeline; from popucom.pipeline.config import pipeline_preset;"
+    code = ("import sys; from popucom.pipeline import run_pipeline; "
+            "from popucom.pipeline.config import pipeline_preset;"
             "run_pipeline(sys.argv[1], pipeline_preset('tiny', games_per_iteration=36), iterations=1, progress=False)")
     proc = subprocess.Popen([sys.executable, "-c", code, str(run)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)

@@ -18,7 +18,7 @@ DEFAULT_VISITS = 100
 @dataclass
 class PlayerSpec:
     name: str
-    kind: str  # "bot" | "onnx" | "checkpoint" | "evaluator"
+    kind: str  # "bot" | "onnx" | "checkpoint"
     source: str  # bot spec or file path
     visits: int = DEFAULT_VISITS
 
@@ -81,10 +81,3 @@ class Player:
     @property
     def searches(self) -> bool:
         return self.driver is not None
-
-    @classmethod
-    def from_spec(cls, spec: PlayerSpec, num_games: int, seed: int = 0, device: str = "cpu",
-                  threads: int = 1) -> Player:
-        if spec.kind == "bot":
-            return cls(spec.name, num_games, bot=spec.source, seed=seed)
-        return cls(spec.name, num_games, evaluator=load_evaluator(spec, device, threads), visits=spec.visits, seed=seed)

@@ -152,7 +152,8 @@ def _apply_node(tree: GameTree, props: dict[str, list[str]], number: int) -> Non
         colour, text = moves[0]
         to_move = "B" if tree.position.to_move == _core.Color.BLACK else "W"
         if colour != to_move:
-            raise ValueError(f"SGF node {number}: {colour}[{text}] but it is {'Black' if to_move == 'B' else 'White'}'s turn")
+            side = "Black" if to_move == "B" else "White"
+            raise ValueError(f"SGF node {number}: {colour}[{text}] but it is {side}'s turn")
         try:
             tree.play(text)
         except ValueError as e:
@@ -235,7 +236,8 @@ def load_game_records(path: str | Path) -> list[tuple[str, GameTree]]:
             tree = GameTree.from_moves(moves, komi, info)
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{Path(path).name} line {number}: not a game record ({type(e).__name__}: {e})") from None
-        title = f"{len(games) + 1}: {info['PB'] or '?'} vs {info['PW'] or '?'}, {info.get('RE', '')}, {len(tree.main_line()) - 1} moves"
+        title = (f"{len(games) + 1}: {info['PB'] or '?'} vs {info['PW'] or '?'}, {info.get('RE', '')}, "
+                 f"{len(tree.main_line()) - 1} moves")
         games.append((title, tree))
     if not games:
         raise ValueError(f"{Path(path).name} holds no game records")

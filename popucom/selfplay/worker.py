@@ -35,7 +35,6 @@ from ..search import BatchedSearch, Evaluator
 from .komi import KomiSampler
 
 
-
 @dataclass(frozen=True)
 class SelfPlayConfig:
     concurrent_games: int = 128
@@ -205,7 +204,8 @@ def run_selfplay(
                                                    rng.getrandbits(64)))
             stats.positions += n
         finished_records.append({
-            "moves": state.game.record, "komi": final.komi, **outcome, "random_plies": state.random_plies, "black": model_name, "white": model_name,
+            "moves": state.game.record, "komi": final.komi, **outcome, "random_plies": state.random_plies,
+            "black": model_name, "white": model_name,
         })
         if len(finished_records) >= config.games_per_chunk:
             flush()
