@@ -17,7 +17,6 @@ from ..data.records import outcome_fields, to_jsonl
 from .players import Player
 
 
-
 @dataclass
 class GameRecord:
     black: str

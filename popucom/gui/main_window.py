@@ -14,9 +14,24 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QDoubleSpinBox, QFileDialog, QInputDialog, QLabel,
-                               QListWidget, QMainWindow, QMessageBox, QPlainTextEdit, QSpinBox, QSplitter,
-                               QToolBar, QTreeView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QSpinBox,
+    QSplitter,
+    QToolBar,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import _core
 from ..search.analysis import AnalysisResult

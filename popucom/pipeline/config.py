@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fileio import write_text_atomic
 from ..arena.ladder import LadderConfig
+from ..fileio import write_text_atomic
 from ..nn.config import ModelConfig, preset
 from ..selfplay.worker import SelfPlayConfig
 from ..train.trainer import TrainConfig
