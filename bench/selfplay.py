@@ -14,22 +14,11 @@ from pathlib import Path
 import torch
 
 from popucom.benchmarks import machine_info
-from popucom.nn import PopucomNet, preset
+from popucom.infer import load_evaluator
+from popucom.nn import preset
 from popucom.nn.export import export_onnx
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
-
-
-def make_evaluator(backend: str, net: PopucomNet, onnx_path: Path, device: str, threads: int, cache: Path):
-    if backend == "onnx":
-        from popucom.infer.onnx_backend import OnnxEvaluator
-        return OnnxEvaluator(onnx_path, device=device, threads=threads)
-    if backend == "torch":
-        from popucom.infer.torch_backend import TorchEvaluator
-        return TorchEvaluator(net, device=device, threads=threads)
-    if backend == "trt":
-        from popucom.infer.trt_backend import TensorRTEvaluator
-        return TensorRTEvaluator(onnx_path, cache, max_batch=4096)
-    raise ValueError(backend)
+from popucom.train import Trainer
 
 
 def main() -> None:
@@ -46,16 +35,20 @@ def main() -> None:
     args = parser.parse_args()
 
     torch.manual_seed(0)
-    net = PopucomNet(preset(args.preset)).eval()
+    trainer = Trainer(preset(args.preset))
+    net = trainer.model.eval()
     tmp = Path(tempfile.mkdtemp(prefix="popucom-bench-"))
+    checkpoint = trainer.save(tmp / "model.pt")
     onnx_path = export_onnx(net, tmp / "model.onnx")
     config = SelfPlayConfig(concurrent_games=args.concurrent, full_visits=args.full_visits,
                             fast_visits=args.fast_visits, leaves_per_game=args.leaves_per_game,
                             games_per_chunk=10_000)
     for backend in args.backends:
         try:
-            evaluator = make_evaluator(backend, net, onnx_path, args.device, args.threads, tmp / "engines")
-        except (RuntimeError, ImportError) as e:
+            model = checkpoint if backend == "torch" else onnx_path
+            evaluator = load_evaluator(model, backend=backend, device=args.device, threads=args.threads,
+                                       engine_cache=tmp / "engines", max_batch=4096)
+        except (RuntimeError, ImportError, ValueError) as e:
             print(json.dumps({"benchmark": "selfplay", "backend": backend, "skipped": str(e)}), flush=True)
             continue
         stats = run_selfplay(evaluator, config, tmp / backend, "bench", args.games, KomiSampler(), progress=False,

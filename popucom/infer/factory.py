@@ -44,8 +44,10 @@ def model_kind(path: str | Path) -> str:
 
 
 def load_evaluator(path: str | Path, backend: str = "auto", device: str = "cpu", threads: int = 1,
-                   engine_cache: str | Path | None = None, max_batch: int = 1024) -> Evaluator:
+                   engine_cache: str | Path | None = None, max_batch: int = 1024, expect=None) -> Evaluator:
     """An evaluator for the model at `path` (see the module docstring).
+
+    expect: a ModelConfig that a checkpoint must match (a run refuses a foreign one).
 
     engine_cache / max_batch: where the TensorRT engine of an ONNX model is built and cached
     (default: an `engines/` folder beside the model) and its largest batch.
@@ -72,11 +74,8 @@ def load_evaluator(path: str | Path, backend: str = "auto", device: str = "cpu",
         if kind != "checkpoint":
             raise ValueError(f"{path}: the torch backend loads training checkpoints (.pt); use backend onnx "
                              "or trt for an exported model")
-        import torch
-
         from .torch_backend import TorchEvaluator
-        torch.set_num_threads(threads)
-        return TorchEvaluator(_checkpoint_network(path), device=device)
+        return TorchEvaluator(_checkpoint_network(path, expect), device=device, threads=threads)
 
     # trt
     from .trt_backend import TensorRTEvaluator
@@ -89,10 +88,10 @@ def load_evaluator(path: str | Path, backend: str = "auto", device: str = "cpu",
     return TensorRTEvaluator(path, engine_cache or path.parent / "engines", max_batch=max_batch)
 
 
-def _checkpoint_network(path: Path):
+def _checkpoint_network(path: Path, expect=None):
     # The checkpoint file format belongs to training (popucom/train/checkpoint_file.py), so
     # this is the one place inference reaches into it, lazily: loading an ONNX model or a plan
     # never imports the training stack.
     from ..train.trainer import load_network
 
-    return load_network(path)[0]
+    return load_network(path, expect=expect)[0]

@@ -144,27 +144,19 @@ def check_run_model(config: PipelineConfig, path: Path) -> None:
 
 
 def make_evaluator(config: PipelineConfig, run: RunDir, k: int, log: Log = print):
-    threads = config.inference_threads or os.cpu_count() or 1
-    if config.backend == "onnx":
-        from ..infer.onnx_backend import OnnxEvaluator
-        check_run_model(config, run.model(k))
-        evaluator = OnnxEvaluator(run.model(k), device=config.device, threads=threads)
-    elif config.backend == "torch":
-        import torch
+    """Model k on the run's backend, through the one inference entry point (popucom.infer)."""
+    from ..infer import load_evaluator
 
-        from ..infer.torch_backend import TorchEvaluator
-        from ..train.trainer import load_network
-        torch.set_num_threads(threads)
-        evaluator = TorchEvaluator(load_network(run.checkpoint(k), expect=config.model)[0], device=config.device)
-    elif config.backend == "trt":
-        from ..infer.trt_backend import TensorRTEvaluator
-        check_run_model(config, run.model(k))
-        evaluator = TensorRTEvaluator(run.model(k), run.root / "engines",
-                                      max_batch=config.selfplay.concurrent_games * config.selfplay.leaves_per_game,
-                                      log=log)
-    else:
+    threads = config.inference_threads or os.cpu_count() or 1
+    if config.backend == "torch":
+        return load_evaluator(run.checkpoint(k), backend="torch", device=config.device, threads=threads,
+                              expect=config.model)
+    if config.backend not in ("onnx", "trt"):
         raise ValueError(f"unknown backend '{config.backend}' (torch, onnx or trt)")
-    return evaluator
+    check_run_model(config, run.model(k))
+    return load_evaluator(run.model(k), backend=config.backend, device=config.device, threads=threads,
+                          engine_cache=run.root / "engines",
+                          max_batch=config.selfplay.concurrent_games * config.selfplay.leaves_per_game)
 
 
 def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
