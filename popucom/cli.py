@@ -96,9 +96,9 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
-    from .arena.players import PlayerSpec, load_evaluator
     from .fileio import check_writable
     from .pipeline.config import pipeline_preset
+    from .player_spec import PlayerSpec, load_evaluator
     from .selfplay import KomiSampler, run_selfplay
 
     try:
@@ -149,7 +149,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from .fileio import check_writable
-    from .nn.export import export_onnx, max_abs_difference
+    from .infer.parity import max_abs_difference
+    from .nn.export import export_onnx
     from .train.trainer import load_network
 
     try:

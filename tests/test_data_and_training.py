@@ -8,8 +8,9 @@ import torch
 import popucom
 from popucom.data import ShardError, read_shard, write_shard
 from popucom.data.shards import FIELDS
+from popucom.infer.parity import max_abs_difference
 from popucom.nn import PopucomNet, preset
-from popucom.nn.export import export_onnx, max_abs_difference
+from popucom.nn.export import export_onnx
 from popucom.train import ReplayWindow, TrainConfig, Trainer, load_checkpoint
 from popucom.train.window import SOURCE
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO, TextIO
 
 from .. import __version__, _core
-from ..arena.players import PlayerSpec, load_evaluator
 from ..limits import check_komi, check_seconds
+from ..player_spec import PlayerSpec, load_evaluator
 from ..search import GameSearch
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}

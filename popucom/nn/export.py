@@ -11,7 +11,6 @@ import logging
 import warnings
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from .. import _core
@@ -82,15 +81,3 @@ def check_metadata(metadata: dict[str, str], path: str | Path) -> None:
                          f"this build encodes version {_core.FEATURE_VERSION}")
     if metadata.get("outputs") != ",".join(OUTPUT_NAMES):
         raise ValueError(f"{path} has outputs '{metadata.get('outputs')}', expected '{','.join(OUTPUT_NAMES)}'")
-
-
-def max_abs_difference(net: PopucomNet, onnx_path: str | Path, batch: int, seed: int = 0) -> float:
-    """Largest output difference between PyTorch and onnxruntime on real positions."""
-    from ..data.positions import random_features
-    from ..infer.onnx_backend import OnnxEvaluator
-
-    features = random_features(batch, seed, komi_range=5)
-    with torch.no_grad():
-        expected = ExportWrapper(net).eval()(torch.from_numpy(features))
-    got = OnnxEvaluator(onnx_path, threads=1).run_all(features)
-    return max(float(np.abs(e.numpy() - g).max()) for e, g in zip(expected, got))
