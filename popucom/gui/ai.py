@@ -17,19 +17,15 @@ from .. import _core
 from ..infer import MODEL_SUFFIXES, load_evaluator
 from ..search.analysis import AnalysisResult
 from ..search.game_search import GameSearch
+from ..weights import newest_for_cpu
 
 BOTS = ("uct:2000", "uct:200", "greedy", "random")
 DEFAULT_BOT = "uct:2000"
 
 
-def newest_model(folder: str | Path = "weights") -> Path | None:
-    """The most recently written ONNX model in `folder` (the shipped weights), if any."""
-    models = sorted(Path(folder).glob("*.onnx"), key=lambda p: p.stat().st_mtime)
-    return models[-1] if models else None
-
-
 def default_opponent() -> str:
-    model = newest_model()
+    """The newest shipped model (popucom.weights), else a strong network-free bot."""
+    model = newest_for_cpu()
     return str(model) if model is not None else DEFAULT_BOT
 
 

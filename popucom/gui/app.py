@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -14,7 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="human-black", choices=["human-black", "human-white", "human-human", "ai-ai"])
     parser.add_argument("--visits", type=int, default=800, help="AI visits per move (default 800)")
     parser.add_argument("--seconds", type=float, help="AI time per move instead of visits")
-    parser.add_argument("--network-threads", type=int, default=1, help="CPU threads of the network (default 1)")
+    # The tree search runs between network calls, never during one, so the network may use
+    # every core (the UI thread idles while the AI thinks).
+    parser.add_argument("--network-threads", type=int, default=max(1, min(4, os.cpu_count() or 1)),
+                        help="CPU threads of the network (default: all cores, at most 4)")
     parser.add_argument("--search-threads", type=int, default=1, help="C++ tree-search threads (default 1)")
 
 

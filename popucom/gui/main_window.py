@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
 
 from .. import _core
 from ..search.analysis import AnalysisResult
-from .ai import BOTS, SearchBridge, make_opponent, newest_model
+from ..weights import newest_for_cpu
+from .ai import BOTS, SearchBridge, make_opponent
 from .analysis_panel import AnalysisPanel
 from .board_view import BoardWidget
 from .game_tree import GameTree, Node
@@ -176,7 +177,8 @@ class MainWindow(QMainWindow):
     def _fill_opponents(self, current: str) -> None:
         box = self.opponent_box
         box.clear()
-        specs = [str(p) for p in ([newest_model()] if newest_model() else [])] + list(BOTS)
+        newest = newest_for_cpu()
+        specs = ([str(newest)] if newest else []) + list(BOTS)
         if current not in specs:
             specs.insert(0, current)
         for spec in specs:
