@@ -70,10 +70,15 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         overrides["device"] = args.device
     if args.threads:
         overrides["inference_threads"] = args.threads
+    base = pipeline_preset(args.preset)
     if args.gating:
         from dataclasses import replace
-        base = pipeline_preset(args.preset)
         overrides["evaluation"] = replace(base.evaluation, gating=True)
+    if args.root_search:
+        from dataclasses import replace
+        overrides["selfplay"] = replace(base.selfplay, root_search=args.root_search)
+    if args.no_warm_start:
+        overrides["warm_start"] = None
     try:
         config = pipeline_preset(args.preset, **overrides)
         if args.resume_from:
@@ -213,6 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, help="stop once this many iterations are complete (default: never)")
     p.add_argument("--gating", action="store_true", help="keep the previous model unless the new one passes an SPRT")
     p.add_argument("--ray-address", help="run self-play workers as Ray actors on this cluster ([cluster] extra)")
+    p.add_argument("--root-search", choices=["puct", "gumbel"],
+                   help="self-play root search: PUCT with noise and forced playouts, or Gumbel (preset default)")
+    p.add_argument("--no-warm-start", action="store_true",
+                   help="start from a random network instead of the preset's supervised phase on bot games")
     p.add_argument("--resume-from", metavar="CKPT",
                    help="start this (new) run directory from a shipped training checkpoint, e.g. "
                         "weights/popucom-small-v1.pt, with its config and komi statistics")

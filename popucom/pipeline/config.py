@@ -117,7 +117,11 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
         games_per_iteration=200, replay_ratio=5.0, min_steps_per_iteration=40, window_min_samples=20_000,
         steps_per_iteration=250, min_samples_to_train=500,
         evaluation=EvalConfig(openings=4, visits=24), backend="torch",
-        ladder=LadderConfig(visits=100, games=64, every_minutes=30.0, threads=2)),
+        ladder=LadderConfig(visits=100, games=64, every_minutes=30.0, threads=2),
+        # ~9 minutes of uct:1000 games and supervised training give a model that beat
+        # uct:2000 17-1-2 at 200 visits; runs from scratch needed over an hour to reach 0.5
+        # (docs/learning.md).
+        warm_start=WarmStartConfig(bot="uct:1000", games=1200, epochs=2.0)),
     # A GPU box: the base model, big batches.
     "gpu": PipelineConfig(
         preset="gpu", model=preset("base"),
@@ -127,7 +131,8 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
         games_per_iteration=4096, steps_per_iteration=2000, replay_ratio=6.0, window_min_samples=250_000,
         min_samples_to_train=20_000,
         evaluation=EvalConfig(openings=32, visits=200), backend="torch", device="cuda",
-        ladder=LadderConfig(visits=200, games=128, every_minutes=30.0, threads=4)),
+        ladder=LadderConfig(visits=200, games=128, every_minutes=30.0, threads=4),
+        warm_start=WarmStartConfig(bot="uct:1000", games=4000, epochs=2.0)),
     # Tests: minutes-sized end to end.
     "tiny": PipelineConfig(
         preset="tiny", model=preset("tiny"),
