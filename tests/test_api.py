@@ -144,3 +144,9 @@ def test_positions_taken_from_a_game_stay_valid_as_it_grows() -> None:
     assert [p.ply for p in taken] == list(range(len(taken)))
     assert all(p.to_move in (Color.BLACK, Color.WHITE) for p in taken)
     assert taken[0] == Position() and game.start == Position()
+
+
+def test_final_margin_keeps_the_result_sign() -> None:
+    """One rule for training targets and search (C++ Position::final_margin)."""
+    game = popucom.Game.from_record("e5 d4 c3", komi=3)
+    assert game.position.final_margin == game.position.score + 3  # not a no-legal-move end

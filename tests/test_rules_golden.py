@@ -102,6 +102,8 @@ def test_no_legal_move_loss_ignores_komi(komi: int) -> None:
     assert game.score == 57
     assert bin(game.position.floors(Color.BLACK)).count("1") == 57
     assert game.position.floors(Color.WHITE) == 0
+    # the training/search margin keeps the result's sign whatever the komi
+    assert game.position.final_margin == max(abs(57 + komi), 1)
     with pytest.raises(ValueError, match="game is over"):
         game.play(80)
 

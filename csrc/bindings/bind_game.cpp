@@ -99,6 +99,10 @@ void bind_position_queries(Class& cls, Get get) {
       .def_property_readonly("ply", [get](const typename Class::type& self) { return get(self).ply(); })
       .def_property_readonly("score", [get](const typename Class::type& self) { return get(self).score(); },
                              "Black floors - White floors (komi not included).")
+      .def_property_readonly("final_margin", [get](const typename Class::type& self) {
+            return get(self).final_margin();
+          }, "Black's final margin as training and search see it: floors + komi, or for a no-legal-move "
+             "result at least one floor with the result's sign.")
       .def_property_readonly("result", [get](const typename Class::type& self) { return get(self).result(); })
       .def_property_readonly("end_reason", [get](const typename Class::type& self) { return get(self).end_reason(); })
       .def_property_readonly("is_over", [get](const typename Class::type& self) { return get(self).is_terminal(); })

@@ -1,5 +1,7 @@
 #include "position.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -134,6 +136,13 @@ Result Position::result() const {
   }
   if (legal_moves().none()) return to_move_ == BLACK ? Result::WHITE_WIN : Result::BLACK_WIN;
   return Result::ONGOING;
+}
+
+double Position::final_margin() const {
+  const double margin = static_cast<double>(score()) + komi_;
+  if (end_reason() != EndReason::NO_LEGAL_MOVE) return margin;
+  const double sign = result() == Result::BLACK_WIN ? 1.0 : -1.0;
+  return sign * std::max(std::abs(margin), 1.0);
 }
 
 EndReason Position::end_reason() const {

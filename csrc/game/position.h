@@ -69,6 +69,10 @@ class Position {
 
   // black floors - white floors (komi not included).
   int score() const { return floors_[BLACK].count() - floors_[WHITE].count(); }
+  // The final margin that training targets and the search use, from Black's side, for a
+  // finished game: floors + komi, except that a no-legal-move result ignores the floor
+  // count, so the margin keeps the result's sign (at least one floor either way).
+  double final_margin() const;
 
   // --- accessors -----------------------------------------------------------
   Bitboard stones(Color c) const { return stones_[c]; }

@@ -80,11 +80,7 @@ void SearchTree::terminal_values(const Position& p, float* utility, float* value
   const bool won = (r == Result::BLACK_WIN && me == BLACK) || (r == Result::WHITE_WIN && me == WHITE);
   const bool lost = (r == Result::BLACK_WIN && me == WHITE) || (r == Result::WHITE_WIN && me == BLACK);
   *value = won ? 1.0f : lost ? -1.0f : 0.0f;
-  double margin = static_cast<double>(p.score()) + p.komi();
-  if (me == WHITE) margin = -margin;
-  // A no-legal-move loss ignores the floor count; keep the margin's sign in
-  // line with the result so the score term never argues against it.
-  if (p.end_reason() == EndReason::NO_LEGAL_MOVE) margin = (*value) * std::max(std::abs(margin), 1.0);
+  const double margin = me == BLACK ? p.final_margin() : -p.final_margin();
   *score = static_cast<float>(margin);
   *utility = static_cast<float>(utility_of(*value, margin));
 }

@@ -209,9 +209,7 @@ def samples_from_game(
     n = len(positions)
     result = final.result
     black_outcome = {_core.Result.BLACK_WIN: 1, _core.Result.WHITE_WIN: -1, _core.Result.DRAW: 0}[result]
-    margin = final.score + final.komi
-    if final.end_reason == _core.EndReason.NO_LEGAL_MOVE:
-        margin = black_outcome * max(abs(margin), 1)  # the margin's sign agrees with the result
+    margin = final.final_margin  # the rule lives in C++ (Position::final_margin), shared with the search
     black_floors = np.array([(final.floors(_core.Color.BLACK) >> sq) & 1 for sq in range(81)], dtype=np.int8)
     white_floors = np.array([(final.floors(_core.Color.WHITE) >> sq) & 1 for sq in range(81)], dtype=np.int8)
     black_ownership = black_floors - white_floors
