@@ -141,6 +141,7 @@ class SearchParams:
     gumbel_actions: int
     gumbel_c_visit: float
     gumbel_c_scale: float
+    fields: list[str]
     def __init__(self) -> None: ...
 
 class EvalCache:

@@ -231,3 +231,22 @@ def test_evaluator_errors_leave_the_search_usable() -> None:
     with pytest.raises(ValueError, match="policy_logits has shape"):
         driver.step()
     assert driver.search.pending == 0 and driver.search.total_in_flight() == 0
+
+
+def test_search_params_declared_once_and_stubbed() -> None:
+    """The bindings, the repr and the type stubs follow the one X-macro in params.h."""
+    import ast
+    from pathlib import Path
+
+    import popucom
+
+    fields = popucom._core.SearchParams.fields
+    params = popucom._core.SearchParams()
+    text = repr(params)
+    assert all(f"{name}=" in text for name in fields) and len(fields) >= 15
+    params.c_puct = 2.5
+    assert "c_puct=2.5" in repr(params)
+    stub = ast.parse((Path(popucom.__file__).parent / "_core.pyi").read_text())
+    cls = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "SearchParams")
+    stubbed = [n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and n.target.id != "fields"]
+    assert stubbed == fields

@@ -80,28 +80,22 @@ const float* checked_output(const py::array& a, const char* name, std::vector<py
 }  // namespace
 
 void bind_search(py::module_& m) {
-  py::class_<SearchParams>(m, "SearchParams", "Search settings (see csrc/search/params.h for units).")
-      .def(py::init<>())
-      .def_readwrite("c_puct", &SearchParams::c_puct)
-      .def_readwrite("fpu_reduction", &SearchParams::fpu_reduction)
-      .def_readwrite("root_fpu_reduction", &SearchParams::root_fpu_reduction)
-      .def_readwrite("root_noise", &SearchParams::root_noise)
-      .def_readwrite("dirichlet_alpha_total", &SearchParams::dirichlet_alpha_total)
-      .def_readwrite("dirichlet_epsilon", &SearchParams::dirichlet_epsilon)
-      .def_readwrite("score_utility_weight", &SearchParams::score_utility_weight)
-      .def_readwrite("score_utility_scale", &SearchParams::score_utility_scale)
-      .def_readwrite("forced_playouts_k", &SearchParams::forced_playouts_k)
-      .def_readwrite("leaves_per_game", &SearchParams::leaves_per_game)
-      .def_readwrite("virtual_loss", &SearchParams::virtual_loss)
-      .def_readwrite("lcb_stdevs", &SearchParams::lcb_stdevs)
-      .def_readwrite("gumbel_actions", &SearchParams::gumbel_actions)
-      .def_readwrite("gumbel_c_visit", &SearchParams::gumbel_c_visit)
-      .def_readwrite("gumbel_c_scale", &SearchParams::gumbel_c_scale)
-      .def("__repr__", [](const SearchParams& p) {
-        return "SearchParams(c_puct=" + std::to_string(p.c_puct) + ", fpu_reduction=" + std::to_string(p.fpu_reduction) +
-               ", root_noise=" + (p.root_noise ? "True" : "False") +
-               ", leaves_per_game=" + std::to_string(p.leaves_per_game) + ")";
-      });
+  py::class_<SearchParams> params(m, "SearchParams", "Search settings (see csrc/search/params.h for units).");
+  params.def(py::init<>());
+  std::vector<std::string> names;
+#define POPUCOM_BIND_FIELD(type, name, value, doc) \
+  params.def_readwrite(#name, &SearchParams::name, doc); \
+  names.push_back(#name);
+  POPUCOM_SEARCH_PARAMS(POPUCOM_BIND_FIELD)
+#undef POPUCOM_BIND_FIELD
+  params.def_property_readonly_static("fields", [names](py::object) { return names; }, "Every field, in order.");
+  params.def("__repr__", [names](const SearchParams& p) {
+    const py::object self = py::cast(p);
+    std::string out = "SearchParams(";
+    for (size_t i = 0; i < names.size(); ++i)
+      out += (i ? ", " : "") + names[i] + "=" + std::string(py::repr(self.attr(names[i].c_str())));
+    return out + ")";
+  });
 
   py::class_<EvalCache, std::shared_ptr<EvalCache>>(
       m, "EvalCache", "Bounded, thread-safe cache of network evaluations keyed by a 128-bit position hash.")
