@@ -64,8 +64,10 @@ def newest_for_cpu(folder: str | Path | None = None) -> Path | None:
 
 
 def ship(run_dir: str | Path, iteration: int, name: str, folder: str | Path | None = None,
-         notes: dict | None = None) -> list[Path]:
-    """Copies a run's model and checkpoint of `iteration` into the weights folder as NAME.*."""
+         notes: dict | None = None, continue_with: dict | None = None) -> list[Path]:
+    """Copies a run's model and checkpoint of `iteration` into the weights folder as NAME.*.
+    `continue_with` overrides settings of the run's config for whoever continues it (say, the
+    thread count of the machine the run happened to use); the changes are listed in the sidecar."""
     if not NAME_PATTERN.match(name):
         raise ValueError(f"shipped model names look like popucom-<preset>-v<N>, not {name!r}")
     run = Path(run_dir)
@@ -79,8 +81,11 @@ def ship(run_dir: str | Path, iteration: int, name: str, folder: str | Path | No
     folder.mkdir(parents=True, exist_ok=True)
     out = [write_bytes_atomic(folder / f"{name}.onnx", model.read_bytes()),
            write_bytes_atomic(folder / f"{name}.pt", checkpoint.read_bytes())]
-    sidecar = {"name": name, "iteration": iteration, "source_run": run.name,
-               "pipeline_config": json.loads((run / "config.json").read_text()), "komi": komi, **(notes or {})}
+    config = json.loads((run / "config.json").read_text())
+    changed = {key: {"run": config.get(key), "continue": value} for key, value in (continue_with or {}).items()}
+    config.update(continue_with or {})
+    sidecar = {"name": name, "iteration": iteration, "source_run": run.name, "pipeline_config": config,
+               "config_changes_for_continuing": changed, "komi": komi, **(notes or {})}
     out.append(write_text_atomic(folder / f"{name}.run.json", json.dumps(sidecar, indent=1) + "\n"))
     return out
 

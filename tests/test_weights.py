@@ -24,7 +24,8 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     weights = tmp_path / "weights"
     assert newest_model(weights) is None
     ship(finished_run, 0, "popucom-tiny-v1", weights)
-    paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes={"note": "test"})
+    paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes={"note": "test"},
+                 continue_with={"inference_threads": 0})
     assert [p.name for p in paths] == ["popucom-tiny-v2.onnx", "popucom-tiny-v2.pt", "popucom-tiny-v2.run.json"]
     (weights / "popucom-tiny-v10-draft.onnx").write_bytes(b"not a shipped name")
     assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1", "popucom-tiny-v2"]
@@ -33,6 +34,8 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     assert spec.kind == "onnx" and spec.source.endswith("popucom-tiny-v2.onnx") and spec.visits == 3
     sidecar = read_sidecar(weights / "popucom-tiny-v2.pt")
     assert sidecar["iteration"] == 1 and sidecar["note"] == "test"
+    assert sidecar["pipeline_config"]["inference_threads"] == 0
+    assert sidecar["config_changes_for_continuing"]["inference_threads"]["continue"] == 0
 
     # A fresh run directory continues from the shipped checkpoint with its config and komi.
     new_run = tmp_path / "next"
