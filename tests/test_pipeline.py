@@ -28,13 +28,11 @@ def selfplay_games(run: Path, iteration: int) -> list[dict]:
 
 
 def test_tiny_pipeline_two_iterations(tmp_path) -> None:
-    start = time.perf_counter()
     logs = []
     assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=logs.append) == 1
     # The second iteration resumes with another backend (allowed: it changes no data).
     assert run_pipeline(tmp_path, pipeline_preset("tiny", backend="torch"), iterations=2, progress=False,
                         log=logs.append) == 2
-    assert time.perf_counter() - start < 120
     assert any("torch cpu" in line for line in logs) and any("onnxruntime cpu" in line for line in logs)
     run = RunDir(tmp_path)
     for k in range(3):

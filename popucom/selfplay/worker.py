@@ -116,24 +116,8 @@ class _GameInProgress:
     policies: list = field(default_factory=list)
 
 
-def run_selfplay(
-    evaluator: Evaluator,
-    config: SelfPlayConfig,
-    out_dir: str | Path,
-    prefix: str,
-    games: int,
-    komi: KomiSampler,
-    komi_path: str | Path | None = None,
-    seed: int = 0,
-    first_chunk: int = 0,
-    model_name: str = "",
-    progress: bool = True,
-) -> SelfPlayStats:
-    """Plays `games` games and writes them as chunks `{prefix}-{n:05d}.pcs/.games.jsonl` in out_dir."""
-    from tqdm import tqdm
-
-    out_dir = Path(out_dir)
-    rng = random.Random(seed)
+def search_params(config: SelfPlayConfig) -> _core.SearchParams:
+    """The search settings self-play overrides; the rest are SearchParams' defaults."""
     params = _core.SearchParams()
     params.c_puct = config.c_puct
     params.root_fpu_reduction = 0.0
@@ -142,123 +126,166 @@ def run_selfplay(
     params.score_utility_weight = config.score_utility_weight
     params.gumbel_actions = config.gumbel_actions
     params.leaves_per_game = config.leaves_per_game
-    slots = max(1, min(config.concurrent_games, games))
-    driver = BatchedSearch(evaluator, slots, params, cache_mb=config.cache_mb, threads=config.search_threads,
-                           seed=rng.getrandbits(63))
-    search = driver.search
-    stats = SelfPlayStats(max_batch=search.max_batch)
-    active: dict[int, _GameInProgress] = {}
-    finished_rows, finished_records = [], []
-    chunk = first_chunk
-    started = 0
+    return params
 
-    def configure(slot: int, state: _GameInProgress) -> None:
-        state.full = rng.random() < config.full_search_prob
-        gumbel = config.root_search == "gumbel"
-        search.set_root_mode(slot, noise=state.full and not gumbel,
-                             forced_playouts=state.full and not gumbel and config.forced_playouts_k > 0,
-                             gumbel=gumbel)
-        search.set_visit_target(slot, config.full_visits if state.full else config.fast_visits)
 
-    def start(slot: int) -> None:
-        nonlocal started
-        game = _core.Game(komi.sample(rng))
+class SelfPlayWorker:
+    """Plays games in the slots of one BatchedSearch and writes them in chunks
+    `{prefix}-{n:05d}.pcs/.games.jsonl` (records first, shard last: the shard commits the chunk)."""
+
+    def __init__(self, evaluator: Evaluator, config: SelfPlayConfig, out_dir: str | Path, prefix: str, games: int,
+                 komi: KomiSampler, komi_path: str | Path | None = None, seed: int = 0, first_chunk: int = 0,
+                 model_name: str = "") -> None:
+        self.config = config
+        self.out_dir = Path(out_dir)
+        self.prefix = prefix
+        self.games = games
+        self.komi = komi
+        self.komi_path = komi_path
+        self.model_name = model_name
+        self.rng = random.Random(seed)
+        self.slots = max(1, min(config.concurrent_games, games))
+        self.driver = BatchedSearch(evaluator, self.slots, search_params(config), cache_mb=config.cache_mb,
+                                    threads=config.search_threads, seed=self.rng.getrandbits(63))
+        self.search = self.driver.search
+        self.stats = SelfPlayStats(max_batch=self.search.max_batch)
+        self.active: dict[int, _GameInProgress] = {}
+        self.rows: list[dict[str, np.ndarray]] = []
+        self.records: list[dict] = []
+        self.chunk = first_chunk
+        self.started = 0
+
+    # --- one game's life --------------------------------------------------------------
+    def start(self, slot: int) -> None:
+        config, rng = self.config, self.rng
+        game = _core.Game(self.komi.sample(rng))
         plies = rng.randint(0, config.max_random_plies)
         for _ in range(plies):
             if not game.is_over:
                 game.play(rng.choice(game.legal_moves()))
         state = _GameInProgress(game, plies)
-        active[slot] = state
-        search.reset(slot, game.position)
-        configure(slot, state)
-        started += 1
+        self.active[slot] = state
+        self.search.reset(slot, game.position)
+        self.configure(slot, state)
+        self.started += 1
 
-    def flush() -> None:
-        nonlocal chunk, finished_rows, finished_records
-        if not finished_records:
-            return
-        name = f"{prefix}-{chunk:05d}"
-        # Records first, shard last: the shard's arrival commits the chunk.
-        write_text_atomic(out_dir / f"{name}.games.jsonl", to_jsonl(finished_records))
-        write_shard(out_dir / f"{name}.pcs", concat_samples(finished_rows) if finished_rows else empty_rows(),
-                    meta={"model": model_name, "games": len(finished_records)})
-        if komi_path is not None:
-            komi.save(komi_path)
-        stats.chunks.append(name)
-        chunk += 1
-        finished_rows, finished_records = [], []
+    def configure(self, slot: int, state: _GameInProgress) -> None:
+        """Playout cap randomisation: this move's search is full (noise, forced playouts,
+        recorded) or fast (neither, not recorded); Gumbel mode replaces noise and forcing."""
+        config = self.config
+        state.full = self.rng.random() < config.full_search_prob
+        gumbel = config.root_search == "gumbel"
+        self.search.set_root_mode(slot, noise=state.full and not gumbel,
+                                  forced_playouts=state.full and not gumbel and config.forced_playouts_k > 0,
+                                  gumbel=gumbel)
+        self.search.set_visit_target(slot, config.full_visits if state.full else config.fast_visits)
 
-    def finish(slot: int) -> None:
-        state = active[slot]
+    def move(self, slot: int, state: _GameInProgress) -> None:
+        """The slot's search is done: record it if full, then play its move."""
+        search, stats = self.search, self.stats
+        noisy = search.root_mode(slot)["noise_applied"]
+        if state.full:
+            stats.full_searches += 1
+            stats.noisy_full_searches += noisy
+            state.positions.append(search.position(slot))
+            state.policies.append(search.policy_target(slot))
+        else:
+            stats.noisy_fast_searches += noisy
+        move = search.choose_move(slot, temperature(state.game.ply, self.config))
+        state.game.play(move)
+        search.play(slot, move)
+        stats.moves += 1
+
+    def finish(self, slot: int) -> None:
+        state = self.active.pop(slot)
         final = state.game.position
         result = final.result
         outcome = outcome_fields(final)
-        komi.record(final.score, outcome["result"] if outcome["end"] == "no_legal_move" else None)
+        self.komi.record(final.score, outcome["result"] if outcome["end"] == "no_legal_move" else None)
+        stats = self.stats
         stats.games += 1
         stats.black_wins += result == _core.Result.BLACK_WIN
         stats.white_wins += result == _core.Result.WHITE_WIN
         stats.draws += result == _core.Result.DRAW
         n = len(state.positions)
         if n:
-            finished_rows.append(samples_from_game(state.positions, np.stack(state.policies), np.ones(n, bool), final,
-                                                   rng.getrandbits(64)))
+            self.rows.append(samples_from_game(state.positions, np.stack(state.policies), np.ones(n, bool), final,
+                                               self.rng.getrandbits(64)))
             stats.positions += n
-        finished_records.append({
+        self.records.append({
             "moves": state.game.record, "komi": final.komi, **outcome, "random_plies": state.random_plies,
-            "black": model_name, "white": model_name,
+            "black": self.model_name, "white": self.model_name,
         })
-        if len(finished_records) >= config.games_per_chunk:
-            flush()
+        if len(self.records) >= self.config.games_per_chunk:
+            self.flush()
 
-    for slot in range(slots):
-        start(slot)
-    # Games start together and end together, so the bar counts moves (about
-    # 50 - random plies per game) for a steady rate and an honest ETA.
-    expected_moves = games * (_core.MAX_GAME_PLIES - config.max_random_plies / 2)
-    bar = tqdm(total=round(expected_moves), desc=f"self-play {prefix}", unit="move", disable=not progress,
-               dynamic_ncols=True)
-    begin = time.perf_counter()
-    while stats.games < games:
-        driver.step()
-        for slot in search.done_games():
-            state = active.get(slot)
+    def flush(self) -> None:
+        if not self.records:
+            return
+        name = f"{self.prefix}-{self.chunk:05d}"
+        write_text_atomic(self.out_dir / f"{name}.games.jsonl", to_jsonl(self.records))
+        write_shard(self.out_dir / f"{name}.pcs", concat_samples(self.rows) if self.rows else empty_rows(),
+                    meta={"model": self.model_name, "games": len(self.records)})
+        if self.komi_path is not None:
+            self.komi.save(self.komi_path)
+        self.stats.chunks.append(name)
+        self.chunk += 1
+        self.rows, self.records = [], []
+
+    # --- the loop -------------------------------------------------------------------------
+    def step(self) -> int:
+        """One batched search step, then every finished search moves; returns moves played."""
+        self.driver.step()
+        played = 0
+        for slot in self.search.done_games():
+            state = self.active.get(slot)
             if state is None:
                 continue
-            noisy = search.root_mode(slot)["noise_applied"]
-            if state.full:
-                stats.full_searches += 1
-                stats.noisy_full_searches += noisy
-                state.positions.append(search.position(slot))
-                state.policies.append(search.policy_target(slot))
-            else:
-                stats.noisy_fast_searches += noisy
-            move = search.choose_move(slot, temperature(state.game.ply, config))
-            state.game.play(move)
-            search.play(slot, move)
-            stats.moves += 1
-            bar.update(1)
+            self.move(slot, state)
+            played += 1
             if not state.game.is_over:
-                configure(slot, state)
-                continue
-            finish(slot)
-            del active[slot]
-            if started < games:
-                start(slot)
+                self.configure(slot, state)
             else:
-                search.set_visit_target(slot, 0)
-        elapsed = time.perf_counter() - begin
-        t = driver.timings
-        bar.set_postfix_str(
-            f"games {stats.games}/{games}, {stats.moves / max(elapsed, 1e-9):.1f} moves/s, "
-            f"{t.leaves / max(elapsed, 1e-9):.0f} evals/s, batch {t.mean_batch:.0f}/{search.max_batch}, "
-            f"cache {driver.cache.hit_rate:.0%}", refresh=False)
-    bar.n = bar.total if stats.games >= games else bar.n
-    bar.close()
-    flush()
-    t = driver.timings
-    stats.seconds = time.perf_counter() - begin
-    stats.nn_evals = t.leaves
-    stats.eval_seconds = t.eval_s
-    stats.mean_batch = t.mean_batch
-    stats.cache_hit_rate = driver.cache.hit_rate
-    return stats
+                self.finish(slot)
+                if self.started < self.games:
+                    self.start(slot)
+                else:
+                    self.search.set_visit_target(slot, 0)
+        return played
+
+    def run(self, progress: bool = True) -> SelfPlayStats:
+        from tqdm import tqdm
+
+        for slot in range(self.slots):
+            self.start(slot)
+        # Games start together and end together, so the bar counts moves (about
+        # 50 - random plies per game) for a steady rate and an honest ETA.
+        expected_moves = self.games * (_core.MAX_GAME_PLIES - self.config.max_random_plies / 2)
+        bar = tqdm(total=round(expected_moves), desc=f"self-play {self.prefix}", unit="move",
+                   disable=not progress, dynamic_ncols=True)
+        begin = time.perf_counter()
+        stats, timings = self.stats, self.driver.timings
+        while stats.games < self.games:
+            bar.update(self.step())
+            elapsed = max(time.perf_counter() - begin, 1e-9)
+            bar.set_postfix_str(
+                f"games {stats.games}/{self.games}, {stats.moves / elapsed:.1f} moves/s, "
+                f"{timings.leaves / elapsed:.0f} evals/s, batch {timings.mean_batch:.0f}/{self.search.max_batch}, "
+                f"cache {self.driver.cache.hit_rate:.0%}", refresh=False)
+        bar.n = bar.total
+        bar.close()
+        self.flush()
+        stats.seconds = time.perf_counter() - begin
+        stats.nn_evals = timings.leaves
+        stats.eval_seconds = timings.eval_s
+        stats.mean_batch = timings.mean_batch
+        stats.cache_hit_rate = self.driver.cache.hit_rate
+        return stats
+
+
+def run_selfplay(evaluator: Evaluator, config: SelfPlayConfig, out_dir: str | Path, prefix: str, games: int,
+                 komi: KomiSampler, komi_path: str | Path | None = None, seed: int = 0, first_chunk: int = 0,
+                 model_name: str = "", progress: bool = True) -> SelfPlayStats:
+    """Plays `games` games and writes them as chunks `{prefix}-{n:05d}.pcs/.games.jsonl` in out_dir."""
+    return SelfPlayWorker(evaluator, config, out_dir, prefix, games, komi, komi_path, seed, first_chunk,
+                          model_name).run(progress)
