@@ -22,9 +22,9 @@ from pathlib import Path
 
 
 def model_path(workdir: Path) -> Path:
-    from popucom.gui.ai import newest_model
+    from popucom.weights import newest_for_cpu
 
-    found = newest_model()
+    found = newest_for_cpu()
     if found is not None:
         return found
     import torch
@@ -100,11 +100,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--visits", type=int, default=800)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1, help="network threads (the GUI's default is 1)")
+    parser.add_argument("--threads", type=int, default=max(1, min(4, os.cpu_count() or 1)),
+                        help="network threads (default: the GUI's, all cores up to 4)")
+    parser.add_argument("--model", type=Path, help="default: the newest shipped model, else a random small one")
     parser.add_argument("--screenshot", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = model_path(Path(tmp))
+        path = args.model or model_path(Path(tmp))
         line = {"bench": "gui_search", "model": path.name, "network_threads": args.threads, "search_threads": 1,
                 **time_search(path, args.visits, args.repeats, args.threads)}
         if args.screenshot:
