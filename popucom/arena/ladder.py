@@ -1,7 +1,7 @@
 """The strength ladder: fixed, seeded yardsticks that show whether a run learns.
 
 A ladder point plays one model at a fixed visit count against each network-free
-opponent (`greedy`, `uct:200`, `uct:2000` by default), every opening twice with
+opponent (`greedy`, `uct:200`, `uct:2000`, `uct:10000` by default), every opening twice with
 colours swapped. Calibration games between the bots themselves (played once
 per ladder folder) tie the opponents to `random`, so that the Bradley-Terry
 refit over every ladder game so far is anchored at `random` = 0. Per-iteration
@@ -36,14 +36,15 @@ Log = Callable[[str], None]
 class LadderConfig:
     visits: int = 100  # the model's visits per move at every point, fixed for the whole run
     games: int = 64  # per opponent: games / 2 openings, each played with both colours
-    opponents: tuple[str, ...] = ("greedy", "uct:200", "uct:2000")
+    # uct:10000 joined when the first hour's models scored ~0.9 against uct:2000 at 50 visits.
+    opponents: tuple[str, ...] = ("greedy", "uct:200", "uct:2000", "uct:10000")
     opening_plies: int = 2
     seed: int = 20261130  # the same openings at every point
     anchor: str = "random"
     # Bot pairs whose games tie the opponents to the anchor; played once per ladder folder.
     calibration: tuple[tuple[str, str], ...] = (("random", "greedy"), ("random", "uct:200"),
                                                 ("greedy", "uct:200"), ("uct:200", "uct:2000"),
-                                                ("greedy", "uct:2000"))
+                                                ("greedy", "uct:2000"), ("uct:2000", "uct:10000"))
     calibration_games: int = 64
     every_minutes: float = 20.0  # pipeline: a point when this much wall time has passed since the last
     threads: int = 1  # the model's inference threads
