@@ -189,6 +189,18 @@ def cmd_arena(args: argparse.Namespace) -> int:
         return fail("arena", e)
 
 
+def cmd_ship(args: argparse.Namespace) -> int:
+    from .weights import ship
+
+    try:
+        continue_with = {"inference_threads": 0}  # whoever continues uses their own cores
+        for path in ship(args.run_dir, args.iteration, args.name, args.weights_dir, continue_with=continue_with):
+            print(path)
+    except (ValueError, FileNotFoundError, OSError) as e:
+        return fail("ship", e)
+    return 0
+
+
 def cmd_engine(args: argparse.Namespace) -> int:
     from .engine.gtp import run_engine
 
@@ -280,6 +292,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--refit", action="store_true",
                    help="fit ratings over every game in --games-out, not just this run's")
     p.set_defaults(run=cmd_arena)
+
+    p = sub.add_parser("ship", help="copy a run's model, checkpoint and config to weights/ as popucom-<preset>-v<N>")
+    p.add_argument("--run-dir", required=True)
+    p.add_argument("--iteration", type=int, required=True, help="the model to ship (model_NNNN)")
+    p.add_argument("--name", required=True, help="popucom-<preset>-v<N>, e.g. popucom-small-v2")
+    p.add_argument("--weights-dir", help="default: the weights/ folder of the source tree")
+    p.set_defaults(run=cmd_ship)
 
     p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")
     p.add_argument("--player", default="best",

@@ -71,3 +71,15 @@ def test_cli_resume_from_a_missing_sidecar_is_a_clear_error(tmp_path) -> None:
                           "--resume-from", str(tmp_path / "m.pt"), "--iterations", "1"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "not a shipped checkpoint" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_cli_ship(finished_run, tmp_path) -> None:
+    out = subprocess.run([sys.executable, "-m", "popucom.cli", "ship", "--run-dir", str(finished_run),
+                          "--iteration", "1", "--name", "popucom-tiny-v3", "--weights-dir", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "popucom-tiny-v3.onnx").exists() and read_sidecar(tmp_path / "popucom-tiny-v3.pt")
+    bad = subprocess.run([sys.executable, "-m", "popucom.cli", "ship", "--run-dir", str(finished_run),
+                          "--iteration", "9", "--name", "popucom-tiny-v4", "--weights-dir", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "missing" in bad.stderr and "Traceback" not in bad.stderr
