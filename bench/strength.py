@@ -73,12 +73,17 @@ def main() -> None:
     for visits, opponent, games in pairings:
         name = f"{stem}@{visits}"
         opponent_name = Path(opponent).stem if opponent.endswith(".onnx") else opponent
-        if have(name, opponent_name) >= games:
+        played = have(name, opponent_name)
+        missing = games - played
+        if missing <= 0:
             continue
+        missing += missing % 2
         t = time.perf_counter()
-        new = play_match(model_player(name, args.model, visits, games, args.threads),
-                         opponent_player(opponent, games, args.threads, seed=visits),
-                         make_openings(games // 2, args.opening_plies, args.seed), progress=True,
+        # Only the games still missing, on openings of their own (seeded by how many were played),
+        # so a pairing can be extended later without replaying the same games.
+        new = play_match(model_player(name, args.model, visits, missing, args.threads),
+                         opponent_player(opponent, missing, args.threads, seed=visits + played),
+                         make_openings(missing // 2, args.opening_plies, args.seed + played), progress=True,
                          desc=f"{name} vs {opponent_name}")
         append_records(games_out, new)
         records += new

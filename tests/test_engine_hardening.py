@@ -165,3 +165,15 @@ def test_endless_line_is_dropped_not_buffered(tmp_path, monkeypatch) -> None:
         engine.serve(f)
     assert engine.out.getvalue().split("\n\n")[:3] == ["= popucom", "? line longer than 1000 bytes, ignored",
                                                         "=2 popucom"]
+
+
+def test_visits_apply_to_best_and_to_model_files(tiny_model, tmp_path, monkeypatch) -> None:
+    import shutil
+
+    weights = tmp_path / "weights"
+    weights.mkdir()
+    shutil.copy(tiny_model, weights / "popucom-tiny-v1.onnx")
+    monkeypatch.setenv("POPUCOM_WEIGHTS", str(weights))
+    assert Engine("best", visits=7).visits == 7
+    assert Engine(str(tiny_model), visits=9).visits == 9
+    assert Engine(f"{tiny_model}@visits=5", visits=9).visits == 5  # the spec's own count wins

@@ -97,8 +97,10 @@ class Engine:
         komi = check_komi(komi, "--komi")
         if visits is not None and visits < 1:
             raise ValueError(f"--visits must be at least 1, got {visits}")
-        self.spec = PlayerSpec.parse(player if visits is None or "@" in player or
-                                     not player.endswith((".onnx", ".pt")) else f"{player}@visits={visits}")
+        self.spec = PlayerSpec.parse(player)
+        if visits is not None and self.spec.kind != "bot" and "@" not in player:
+            # --visits applies to any model player, `best` included (an @visits=N in the spec wins)
+            self.spec = PlayerSpec.parse(f"{self.spec.source}@visits={visits}")
         self.bot = _core.Bot(self.spec.source, seed=0) if self.spec.kind == "bot" else None
         self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
         # One tree for the whole game, kept across both sides' moves (and reset by jumps).
