@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 from .fileio import write_bytes_atomic, write_text_atomic
@@ -116,9 +115,7 @@ def seed_run(run_dir: str | Path, checkpoint: str | Path) -> dict:
         if origin.exists() and json.loads(origin.read_text()).get("resumed_from") == str(checkpoint):
             return sidecar["pipeline_config"]  # the same command again: just resume
         raise ValueError(f"{run} already holds a run: --resume-from starts a new run directory")
-    start.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(checkpoint, start.with_suffix(".pt.tmp"))
-    os.replace(start.with_suffix(".pt.tmp"), start)
+    write_bytes_atomic(start, Path(checkpoint).read_bytes())
     if sidecar.get("komi"):
         write_text_atomic(run / "komi_stats.json", json.dumps(sidecar["komi"]))
     write_text_atomic(origin, json.dumps({"resumed_from": str(checkpoint), "name": sidecar.get("name"),

@@ -376,10 +376,15 @@ def append_metrics(run: RunDir, line: dict, log: Log = print) -> None:
         f.write((json.dumps(line) + "\n").encode())
 
 
-def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict) -> None:
+def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict, ladder: dict) -> None:
     from torch.utils.tensorboard import SummaryWriter
 
     with SummaryWriter(str(run.root / "tb")) as writer:
+        if ladder:
+            for tag, key in (("elo", "elo"), ("elo_low", "low"), ("elo_high", "high")):
+                writer.add_scalar(f"ladder/{tag}", ladder[key], k + 1)
+            # step = seconds of run time, for a curve against wall time
+            writer.add_scalar("ladder/elo_by_hours", ladder["elo"], round(ladder["wall_hours"] * 3600))
         for key in ("games_per_s", "positions_per_s", "nn_evals_per_s", "mean_batch", "cache_hit_rate",
                     "eval_share", "fair_komi"):
             if key in selfplay:
@@ -418,13 +423,6 @@ def stage_ladder(it: Iteration) -> dict:
     ratings = ladder.refit()
     ladder.plot(ratings, title=f"{run.root.name}: strength ladder at {config.ladder.visits} visits")
     mine = ratings[name]
-    from torch.utils.tensorboard import SummaryWriter
-
-    with SummaryWriter(str(run.root / "tb")) as writer:
-        writer.add_scalar("ladder/elo", mine.elo, k + 1)
-        writer.add_scalar("ladder/elo_low", mine.low, k + 1)
-        writer.add_scalar("ladder/elo_high", mine.high, k + 1)
-        writer.add_scalar("ladder/elo_by_hours", mine.elo, round(hours * 3600))
     it.log(f"[iter {k + 1}] ladder: {name} at {config.ladder.visits} visits {mine.elo:+.0f} "
            f"[{mine.low:+.0f}, {mine.high:+.0f}] Elo over random; curve in {ladder.folder / 'curve.png'}")
     return {"model": name, "elo": mine.elo, "low": mine.low, "high": mine.high, "wall_hours": hours}
@@ -445,7 +443,7 @@ def stage_metrics(it: Iteration) -> dict:
             "evaluation": {key: evaluation.get(key) for key in ("vs_previous", "vs_baseline", "accepted")},
             "ladder": it.results.get("ladder", {})}
     append_metrics(run, line, it.log)
-    log_tensorboard(run, k, selfplay, evaluation)
+    log_tensorboard(run, k, selfplay, evaluation, it.results.get("ladder", {}))
     rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}", {})
     vs = evaluation.get("vs_previous", {})
     it.log(f"[iter {k + 1}] done in {line['seconds']:.0f}s | self-play {selfplay.get('games', 0)} games "
