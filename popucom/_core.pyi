@@ -20,6 +20,7 @@ FEATURE_VERSION: int
 NUM_FEATURE_PLANES: int
 KOMI_SCALE: float
 FEATURE_PLANES: list[tuple[str, str]]  # (name, meaning) in plane order
+FEATURE_PLANE_NAMES: tuple[str, ...]  # the names alone, in plane order (plane i is named [i])
 BUILD_INFO: dict[str, Any]
 
 class Color(enum.IntEnum):

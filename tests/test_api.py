@@ -150,3 +150,29 @@ def test_final_margin_keeps_the_result_sign() -> None:
     """One rule for training targets and search (C++ Position::final_margin)."""
     game = popucom.Game.from_record("e5 d4 c3", komi=3)
     assert game.position.final_margin == game.position.score + 3  # not a no-legal-move end
+
+
+def test_feature_plane_names_match_the_encoded_planes() -> None:
+    """FEATURE_PLANE_NAMES comes from the one plane table in csrc/eval/features.h: plane i
+    of the encoding is the plane named FEATURE_PLANE_NAMES[i]."""
+    names = popucom._core.FEATURE_PLANE_NAMES
+    assert list(names) == [name for name, _ in popucom.FEATURE_PLANES]
+    assert len(names) == popucom.NUM_FEATURE_PLANES and popucom.FEATURE_VERSION == 1
+    position = Position.setup(black_stones="a1 c3", white_stones="b1", black_floors="a1 i9", white_floors="h9",
+                              komi=-5)
+    planes = popucom.encode_position(position)
+    plane = {name: planes[i] for i, name in enumerate(names)}
+
+    def squares(name: str) -> set[int]:
+        return {int(sq) for sq in np.flatnonzero(plane[name] == 1)}
+
+    sq = {s: popucom.parse_square(s) for s in ("a1", "b1", "c3", "h9", "i9")}
+    assert squares("own_stones") == {sq["a1"], sq["c3"]} and squares("opponent_stones") == {sq["b1"]}
+    assert squares("own_floors") == {sq["a1"], sq["i9"]} and squares("opponent_floors") == {sq["h9"]}
+    assert squares("unpainted_floors") == set(range(81)) - {sq["a1"], sq["i9"], sq["h9"]}
+    assert squares("legal_moves") == set(position.legal_moves())
+    assert np.all(plane["own_moves_left"] == np.float32(position.moves_left[0] / 25))
+    assert np.all(plane["own_floor_count"] == np.float32(2 / 81))
+    assert np.all(plane["opponent_floor_count"] == np.float32(1 / 81))
+    assert np.all(plane["komi"] == np.float32(-5 / popucom.KOMI_SCALE))
+    assert np.all(plane["black_to_move"] == 1)

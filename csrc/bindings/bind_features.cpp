@@ -13,8 +13,13 @@ void bind_features(py::module_& m) {
   m.attr("NUM_FEATURE_PLANES") = NUM_PLANES;
   m.attr("KOMI_SCALE") = KOMI_SCALE;
   py::list planes;
-  for (const PlaneInfo& p : PLANES) planes.append(py::make_tuple(p.name, p.meaning));
+  py::tuple names(NUM_PLANES);
+  for (int i = 0; i < NUM_PLANES; ++i) {
+    planes.append(py::make_tuple(PLANES[i].name, PLANES[i].meaning));
+    names[i] = py::str(PLANES[i].name);
+  }
   m.attr("FEATURE_PLANES") = planes;
+  m.attr("FEATURE_PLANE_NAMES") = names;
 
   m.def("encode_batch", [](const py::array& packed, const py::array& out, const py::object& symmetries) {
         check_array(packed, "packed", py::dtype::of<uint64_t>(), {-1, PACKED_WORDS}, false);

@@ -23,21 +23,22 @@ void fill(float* plane, float value) { std::fill(plane, plane + NUM_SQUARES, val
 void encode(const Position& p, float* out, int sym) {
   const int8_t* map = symmetry::TABLES.map[sym];
   const Color me = p.to_move(), them = opponent(me);
-  std::memset(out, 0, sizeof(float) * 6 * NUM_SQUARES);
-  const auto plane = [&](int i) { return out + i * NUM_SQUARES; };
-  write_bits(p.stones(me), map, plane(0));
-  write_bits(p.stones(them), map, plane(1));
-  write_bits(p.floors(me), map, plane(2));
-  write_bits(p.floors(them), map, plane(3));
-  write_bits(~(p.floors(me) | p.floors(them)), map, plane(4));
-  if (!p.is_terminal()) write_bits(p.legal_moves(), map, plane(5));
+  std::memset(out, 0, sizeof(float) * NUM_BIT_PLANES * NUM_SQUARES);
+  const auto plane = [&](FeaturePlane f) { return out + plane_index(f) * NUM_SQUARES; };
+  using F = FeaturePlane;
+  write_bits(p.stones(me), map, plane(F::OWN_STONES));
+  write_bits(p.stones(them), map, plane(F::OPPONENT_STONES));
+  write_bits(p.floors(me), map, plane(F::OWN_FLOORS));
+  write_bits(p.floors(them), map, plane(F::OPPONENT_FLOORS));
+  write_bits(~(p.floors(me) | p.floors(them)), map, plane(F::UNPAINTED_FLOORS));
+  if (!p.is_terminal()) write_bits(p.legal_moves(), map, plane(F::LEGAL_MOVES));
   const float own_komi = static_cast<float>(me == BLACK ? p.komi() : -p.komi());
-  fill(plane(6), p.moves_left(me) / static_cast<float>(MOVES_PER_PLAYER));
-  fill(plane(7), p.moves_left(them) / static_cast<float>(MOVES_PER_PLAYER));
-  fill(plane(8), p.floors(me).count() / static_cast<float>(NUM_SQUARES));
-  fill(plane(9), p.floors(them).count() / static_cast<float>(NUM_SQUARES));
-  fill(plane(10), own_komi / KOMI_SCALE);
-  fill(plane(11), me == BLACK ? 1.0f : 0.0f);
+  fill(plane(F::OWN_MOVES_LEFT), p.moves_left(me) / static_cast<float>(MOVES_PER_PLAYER));
+  fill(plane(F::OPPONENT_MOVES_LEFT), p.moves_left(them) / static_cast<float>(MOVES_PER_PLAYER));
+  fill(plane(F::OWN_FLOOR_COUNT), p.floors(me).count() / static_cast<float>(NUM_SQUARES));
+  fill(plane(F::OPPONENT_FLOOR_COUNT), p.floors(them).count() / static_cast<float>(NUM_SQUARES));
+  fill(plane(F::KOMI), own_komi / KOMI_SCALE);
+  fill(plane(F::BLACK_TO_MOVE), me == BLACK ? 1.0f : 0.0f);
 }
 
 void encode_packed(const PackedPosition* packed, int64_t n, float* out, const uint8_t* symmetries) {

@@ -6,10 +6,10 @@
 
 #include "../eval/features.h"
 #include "../game/notation.h"
-#include "../search/bots.h"
-#include "../search/multi_search.h"
-#include "helpers.h"
-#include "testing.h"
+#include "bots.h"
+#include "multi_search.h"
+#include "../tests/helpers.h"
+#include "../tests/testing.h"
 
 using namespace popucom;
 

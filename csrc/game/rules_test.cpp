@@ -3,12 +3,12 @@
 #include <stdexcept>
 
 #include "../core/random.h"
-#include "../game/game.h"
-#include "../game/notation.h"
-#include "../game/playout.h"
-#include "../game/symmetry.h"
-#include "helpers.h"
-#include "testing.h"
+#include "game.h"
+#include "notation.h"
+#include "playout.h"
+#include "symmetry.h"
+#include "../tests/helpers.h"
+#include "../tests/testing.h"
 
 using namespace popucom;
 
@@ -126,7 +126,7 @@ TEST(rules, move_onto_opponent_floor_is_refused) {
   Game g(p);
   CHECK_THROWS(g.play(parse_square("e5")), std::invalid_argument);
   CHECK_THROWS(g.play(parse_square("a1")), std::invalid_argument);
-  CHECK_THROWS(g.play(81), std::invalid_argument);
+  CHECK_THROWS(g.play(NUM_SQUARES), std::invalid_argument);
   CHECK_THROWS(g.play(-1), std::invalid_argument);
   // A player may play on a floor of its own colour.
   const Position own = black_to_move("", "a1", "e5", "");
