@@ -1,7 +1,7 @@
 """Ranges of user-given values, checked once in Python before they reach the core.
 
-The core takes komi as any 32-bit integer, but a komi beyond the 81 floors of the
-board decides every game before it starts and feeds the network a komi plane far
+The core takes komi as any 32-bit integer, but a komi beyond the NUM_SQUARES (81) floors
+of the board decides every game before it starts and feeds the network a komi plane far
 outside anything it was trained on; time limits must be finite and positive or a
 search never ends.
 """

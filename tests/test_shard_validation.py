@@ -142,3 +142,29 @@ def test_shard_fuzz(good, tmp_path) -> None:
 @pytest.mark.slow
 def test_shard_fuzz_long(good, tmp_path) -> None:
     fuzz_shards(good, tmp_path, cases=5000, seed=4)
+
+
+@pytest.mark.parametrize("version", [0, 2, "1"])
+def test_other_feature_version_is_read_and_encoded_now(good, tmp_path, caplog, version) -> None:
+    """Shards hold packed positions, never feature planes, so a shard from another feature
+    version is read with a warning and its positions are encoded by this build's encoder."""
+    import logging
+
+    import popucom
+    from popucom.train.window import ReplayWindow
+
+    path = rewrite_header(good, tmp_path, lambda h: set_in(h, ["feature_version"], version))
+    with caplog.at_level(logging.WARNING, logger="popucom.data.shards"):
+        shard = read_shard(path)
+    assert any("feature version" in r.getMessage() and str(path) in r.getMessage() for r in caplog.records)
+    original = read_shard(good)
+    for name in FIELDS:
+        np.testing.assert_array_equal(np.asarray(shard.arrays[name]), np.asarray(original.arrays[name]))
+    states = np.ascontiguousarray(shard.arrays["state"][:8])
+    features = np.empty((len(states), popucom.NUM_FEATURE_PLANES, 9, 9), np.float32)
+    popucom.encode_batch(states, features)
+    for row, packed in zip(features, states):
+        np.testing.assert_array_equal(row, popucom.encode_position(popucom.Position.unpack(packed)))
+    window = ReplayWindow(tmp_path, window_samples=len(shard), val_fraction=0.0)
+    batch = window.sample(np.random.default_rng(0), 4, augment=False)
+    assert batch.features.shape == (4, popucom.NUM_FEATURE_PLANES, 9, 9)

@@ -13,11 +13,19 @@ Positions are stored packed (`Position.pack()`, 9 x uint64 = 72 bytes), not as
 float planes; a sample is ~330 bytes. Arrays are memory-mapped on read, so a
 trainer samples rows from a window of many shards without loading them.
 Shards are written atomically (temp file + rename).
+
+The feature planes are never stored: the trainer encodes them from the packed
+positions when it samples a batch (`encode_batch`), always with this build's
+encoder. `feature_version` in the header only records the encoder of the build
+that wrote the shard, so a shard from another feature version is read (with a
+warning) and its positions are encoded as this build's version; the targets
+(policy, outcome, score, ownership) do not depend on the features.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +34,8 @@ import numpy as np
 
 from .. import _core
 from ..fileio import write_atomic
+
+log = logging.getLogger(__name__)
 
 MAGIC = b"PCSHARD1"
 FORMAT_VERSION = 1
@@ -134,8 +144,11 @@ def read_shard(path: str | os.PathLike) -> Shard:
         raise ShardError(f"{path}: shard format version {header.get('format_version')!r:.40}, "
                          f"this build reads version {FORMAT_VERSION}")
     if header.get("feature_version") != _core.FEATURE_VERSION:
-        raise ShardError(f"{path}: shard written for feature version {header.get('feature_version')!r:.40}, "
-                         f"this build encodes version {_core.FEATURE_VERSION}")
+        # Nothing to convert: only packed positions are stored, and the trainer encodes them
+        # with this build's encoder when it samples them.
+        log.warning("%s: shard written by a build with feature version %.40r; its packed positions will be "
+                    "encoded as this build's version %d", path, header.get("feature_version"),
+                    _core.FEATURE_VERSION)
     n = header.get("num_samples")
     if not _is_count(n):
         raise ShardError(f"{path}: header field 'num_samples' is {n!r:.40}, not a count")
@@ -210,8 +223,9 @@ def samples_from_game(
     result = final.result
     black_outcome = {_core.Result.BLACK_WIN: 1, _core.Result.WHITE_WIN: -1, _core.Result.DRAW: 0}[result]
     margin = final.final_margin  # the rule lives in C++ (Position::final_margin), shared with the search
-    black_floors = np.array([(final.floors(_core.Color.BLACK) >> sq) & 1 for sq in range(81)], dtype=np.int8)
-    white_floors = np.array([(final.floors(_core.Color.WHITE) >> sq) & 1 for sq in range(81)], dtype=np.int8)
+    squares = range(_core.NUM_SQUARES)
+    black_floors = np.array([(final.floors(_core.Color.BLACK) >> sq) & 1 for sq in squares], dtype=np.int8)
+    white_floors = np.array([(final.floors(_core.Color.WHITE) >> sq) & 1 for sq in squares], dtype=np.int8)
     black_ownership = black_floors - white_floors
     signs = np.array([1 if p.to_move == _core.Color.BLACK else -1 for p in positions], dtype=np.int8)
     return {
