@@ -1,4 +1,7 @@
-// Python bindings of the rules: Color, Result, Position, Game and notation.
+// Python bindings of the rules: constants, Color/Result/EndReason, notation
+// and symmetries, Position, Game and random playouts, one function each. They
+// only translate (arguments, errors, numpy arrays, dicts); the rules live in
+// csrc/game.
 #include <pybind11/native_enum.h>
 #include <pybind11/operators.h>
 #include <pybind11/stl.h>
@@ -63,17 +66,30 @@ Position setup_position(py::handle black_stones, py::handle white_stones, py::ha
   const Bitboard ws = squares_from_object(white_stones, "white_stones");
   const Bitboard bf = squares_from_object(black_floors, "black_floors");
   const Bitboard wf = squares_from_object(white_floors, "white_floors");
-  if (!moves_left) {
-    // The fewest moves that fit the stones on the board and the side to move.
-    if (to_move == BLACK) {
-      const int made = std::max(bs.count(), ws.count());
-      moves_left = {MOVES_PER_PLAYER - made, MOVES_PER_PLAYER - made};
-    } else {
-      const int white_made = std::max({bs.count() - 1, ws.count(), 0});
-      moves_left = {MOVES_PER_PLAYER - white_made - 1, MOVES_PER_PLAYER - white_made};
-    }
-  }
+  if (!moves_left) moves_left = Position::fewest_moves_left(bs, ws, to_move);
   return Position::from_parts(bs, ws, bf, wf, to_move, moves_left->first, moves_left->second, komi);
+}
+
+py::array_t<uint64_t> packed_history(const Game& g) {
+  const auto& h = g.history();
+  py::array_t<uint64_t> out({static_cast<py::ssize_t>(h.size()), static_cast<py::ssize_t>(PACKED_WORDS)});
+  uint64_t* dst = out.mutable_data();
+  for (const Position& p : h) {
+    const PackedPosition packed = p.pack();
+    dst = std::copy(packed.begin(), packed.end(), dst);
+  }
+  return out;
+}
+
+py::dict playout_stats_dict(const PlayoutStats& s) {
+  py::dict d;
+  d["games"] = s.games;
+  d["plies"] = s.plies;
+  d["black_wins"] = s.black_wins;
+  d["white_wins"] = s.white_wins;
+  d["draws"] = s.draws;
+  d["no_legal_move_endings"] = s.no_legal_move_endings;
+  return d;
 }
 
 // Methods shared by Position and Game, read from the current position.
@@ -110,9 +126,7 @@ void bind_position_queries(Class& cls, Get get) {
       .def("__str__", [get](const typename Class::type& self) { return get(self).diagram(); });
 }
 
-}  // namespace
-
-void bind_game(py::module_& m) {
+void bind_constants(py::module_& m) {
   m.attr("BOARD_SIZE") = BOARD_SIZE;
   m.attr("NUM_SQUARES") = NUM_SQUARES;
   m.attr("MOVES_PER_PLAYER") = MOVES_PER_PLAYER;
@@ -120,7 +134,9 @@ void bind_game(py::module_& m) {
   m.attr("MATCH_LENGTH") = MATCH_LENGTH;
   m.attr("NUM_SYMMETRIES") = NUM_SYMMETRIES;
   m.attr("PACKED_WORDS") = PACKED_WORDS;
+}
 
+void bind_enums(py::module_& m) {
   py::native_enum<Color>(m, "Color", "enum.IntEnum")
       .value("BLACK", BLACK)
       .value("WHITE", WHITE)
@@ -136,7 +152,9 @@ void bind_game(py::module_& m) {
       .value("MOVES_EXHAUSTED", EndReason::MOVES_EXHAUSTED)
       .value("NO_LEGAL_MOVE", EndReason::NO_LEGAL_MOVE)
       .finalize();
+}
 
+void bind_notation_and_symmetry(py::module_& m) {
   m.def("square_to_text", &square_to_text, py::arg("square"), "Square index -> text, e.g. 40 -> 'e5'.");
   m.def("parse_square", [](py::handle move) { return move_from_object(move); }, py::arg("move"),
         "Text like 'e5' (or an index) -> square index, with a ValueError naming bad input.");
@@ -146,7 +164,9 @@ void bind_game(py::module_& m) {
         return symmetry::apply(checked_symmetry(sym), move_from_object(move));
       }, py::arg("symmetry"), py::arg("square"), "Maps a square through one of the 8 board symmetries.");
   m.def("inverse_symmetry", [](int sym) { return symmetry::inverse(checked_symmetry(sym)); }, py::arg("symmetry"));
+}
 
+void bind_position(py::module_& m) {
   auto position = py::class_<Position>(m, "Position", "An immutable-by-convention Match-n-POP position.");
   position.def(py::init<int32_t>(), py::arg("komi") = 0, "The empty board, Black to move.")
       .def_static("setup", &setup_position, py::arg("black_stones") = "", py::arg("white_stones") = "",
@@ -186,7 +206,9 @@ void bind_game(py::module_& m) {
       .def(py::pickle([](const Position& p) { return packed_to_array(p.pack()); },
                       [](const py::array& a) { return Position::unpack(packed_from_array(a)); }));
   bind_position_queries(position, [](const Position& p) -> const Position& { return p; });
+}
 
+void bind_game_class(py::module_& m) {
   auto game = py::class_<Game>(m, "Game", "A game from a start position, with checked play, undo and a record.");
   game.def(py::init<int32_t>(), py::arg("komi") = 0)
       .def(py::init<const Position&>(), py::arg("start"))
@@ -206,16 +228,8 @@ void bind_game(py::module_& m) {
       .def_property_readonly("moves", &Game::moves, "The moves played, as square indices.")
       .def_property_readonly("record", &Game::record, "The moves as text, e.g. 'e5 d4 c3'.")
       .def("positions", &Game::history, "Every position from the start to now (len(moves) + 1).")
-      .def("packed_history", [](const Game& g) {
-        const auto& h = g.history();
-        py::array_t<uint64_t> out({static_cast<py::ssize_t>(h.size()), static_cast<py::ssize_t>(PACKED_WORDS)});
-        uint64_t* dst = out.mutable_data();
-        for (const Position& p : h) {
-          const PackedPosition packed = p.pack();
-          dst = std::copy(packed.begin(), packed.end(), dst);
-        }
-        return out;
-      }, "Packed positions from the start to now, shape (len(moves) + 1, PACKED_WORDS).")
+      .def("packed_history", &packed_history,
+           "Packed positions from the start to now, shape (len(moves) + 1, PACKED_WORDS).")
       .def("copy", [](const Game& g) { return g; })
       .def("__copy__", [](const Game& g) { return g; })
       .def("__deepcopy__", [](const Game& g, py::dict) { return g; }, py::arg("memo"))
@@ -224,7 +238,9 @@ void bind_game(py::module_& m) {
         return "Game.from_record('" + g.record() + "', komi=" + std::to_string(g.position().komi()) + ")";
       });
   bind_position_queries(game, [](const Game& g) -> const Position& { return g.position(); });
+}
 
+void bind_playouts(py::module_& m) {
   m.def("random_playouts", [](int64_t games, uint64_t seed, int32_t komi) {
         if (games < 0) throw py::value_error("games must be >= 0");
         PlayoutStats s;
@@ -232,16 +248,21 @@ void bind_game(py::module_& m) {
           py::gil_scoped_release release;
           s = random_playouts(games, seed, komi);
         }
-        py::dict d;
-        d["games"] = s.games;
-        d["plies"] = s.plies;
-        d["black_wins"] = s.black_wins;
-        d["white_wins"] = s.white_wins;
-        d["draws"] = s.draws;
-        d["no_legal_move_endings"] = s.no_legal_move_endings;
-        return d;
+        return playout_stats_dict(s);
       }, py::arg("games"), py::arg("seed") = 0, py::arg("komi") = 0,
       "Plays uniformly random games from the empty board in C++ (GIL released); returns counts.");
+}
+
+}  // namespace
+
+// Enums before the classes whose defaults use them, Position before Game.
+void bind_game(py::module_& m) {
+  bind_constants(m);
+  bind_enums(m);
+  bind_notation_and_symmetry(m);
+  bind_position(m);
+  bind_game_class(m);
+  bind_playouts(m);
 }
 
 }  // namespace bindings

@@ -1,9 +1,11 @@
 // Python bindings of the search: parameters, the eval cache, the multi-game
-// batched search, single-tree helpers and the baseline bots.
+// batched search, the baseline bots, the solver and the serial benchmark, one
+// function per bound class. They only translate (arguments, errors, numpy
+// arrays, dicts, the GIL); the search lives in csrc/search.
 #include <pybind11/stl.h>
 
+#include <array>
 #include <atomic>
-#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -72,14 +74,20 @@ int checked_game(const MultiSearch& ms, int game) {
   return game;
 }
 
+py::array_t<float> squares_to_array(const std::array<float, NUM_SQUARES>& values) {
+  py::array_t<float> out(NUM_SQUARES);
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
 const float* checked_output(const py::array& a, const char* name, std::vector<py::ssize_t> shape) {
   check_array(a, name, py::dtype::of<float>(), shape, false);
   return static_cast<const float*>(a.data());
 }
 
-}  // namespace
+using PyMultiSearch = py::class_<MultiSearch>;
 
-void bind_search(py::module_& m) {
+void bind_search_params(py::module_& m) {
   py::class_<SearchParams> params(m, "SearchParams", "Search settings (see csrc/search/params.h for units).");
   params.def(py::init<>());
   std::vector<std::string> names;
@@ -96,7 +104,9 @@ void bind_search(py::module_& m) {
       out += (i ? ", " : "") + names[i] + "=" + std::string(py::repr(self.attr(names[i].c_str())));
     return out + ")";
   });
+}
 
+void bind_eval_cache(py::module_& m) {
   py::class_<EvalCache, std::shared_ptr<EvalCache>>(
       m, "EvalCache", "Bounded, thread-safe cache of network evaluations keyed by a 128-bit position hash.")
       .def(py::init<double>(), py::arg("megabytes"))
@@ -108,15 +118,14 @@ void bind_search(py::module_& m) {
       .def_property_readonly("hits", &EvalCache::hits)
       .def_property_readonly("hit_rate", &EvalCache::hit_rate)
       .def("clear", &EvalCache::clear);
+}
 
-  py::class_<MultiSearch>(m, "MultiSearch",
-                          "G games searched at once; leaves of all trees are batched for one network call.")
-      .def(py::init([](int num_games, const SearchParams& params, std::shared_ptr<EvalCache> cache, int threads,
-                       uint64_t seed) {
-             return new MultiSearch(num_games, params, std::move(cache), threads, seed);
-           }),
-           py::arg("num_games"), py::arg("params") = SearchParams(), py::arg("cache") = nullptr,
-           py::arg("threads") = 1, py::arg("seed") = 0)
+// Construction, counters and the visit targets of every game.
+void def_multi_search_setup(PyMultiSearch& cls) {
+  cls.def(py::init([](int num_games, const SearchParams& params, std::shared_ptr<EvalCache> cache, int threads,
+                      uint64_t seed) { return new MultiSearch(num_games, params, std::move(cache), threads, seed); }),
+          py::arg("num_games"), py::arg("params") = SearchParams(), py::arg("cache") = nullptr,
+          py::arg("threads") = 1, py::arg("seed") = 0)
       .def_property_readonly("num_games", &MultiSearch::num_games)
       .def_property_readonly("max_batch", &MultiSearch::max_batch, "Slots one gather() can fill.")
       .def_property_readonly("pending", &MultiSearch::pending, "Slots waiting for backup().")
@@ -129,20 +138,16 @@ void bind_search(py::module_& m) {
            py::arg("game"), py::arg("position"), "Starts a fresh tree for a game at `position`.")
       .def("set_visit_target", [](MultiSearch& ms, int g, int v) { ms.set_visit_target(checked_game(ms, g), v); },
            py::arg("game"), py::arg("visits"))
-      .def("set_visit_targets", [](MultiSearch& ms, int v) {
-        idle(ms);
-        for (int g = 0; g < ms.num_games(); ++g) ms.set_visit_target(g, v);
-      }, py::arg("visits"))
+      .def("set_visit_targets", [](MultiSearch& ms, int v) { idle(ms); ms.set_visit_targets(v); }, py::arg("visits"))
       .def("done", [](const MultiSearch& ms, int g) { return ms.done(checked_game(ms, g)); }, py::arg("game"))
       .def("all_done", [](const MultiSearch& ms) { return idle(ms).all_done(); })
-      .def("done_games", [](const MultiSearch& ms) {
-        idle(ms);
-        std::vector<int> out;
-        for (int g = 0; g < ms.num_games(); ++g)
-          if (ms.done(g)) out.push_back(g);
-        return out;
-      }, "Indices of the games whose search has reached its target (or whose game is over).")
-      .def("gather", [](MultiSearch& ms, const py::array& out) {
+      .def("done_games", [](const MultiSearch& ms) { return idle(ms).done_games(); },
+           "Indices of the games whose search has reached its target (or whose game is over).");
+}
+
+// One batch step: gather leaves into a numpy buffer, back the network's answers up.
+void def_multi_search_batch_step(PyMultiSearch& cls) {
+  cls.def("gather", [](MultiSearch& ms, const py::array& out) {
         check_array(out, "out", py::dtype::of<float>(), {-1, features::NUM_PLANES, BOARD_SIZE, BOARD_SIZE}, true);
         auto* data = static_cast<float*>(py::array(out).mutable_data());
         const int capacity = static_cast<int>(out.shape(0));
@@ -168,8 +173,14 @@ void bind_search(py::module_& m) {
         idle(ms);
         ms.cancel_pending();
       })
-      .def("position", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_position(); },
-           py::arg("game"))
+      .def("total_in_flight", [](const MultiSearch& ms) { return ms.total_in_flight(); },
+           "Virtual losses outstanding in all trees (0 after every backup).");
+}
+
+// What one game's search found, and moving its root on.
+void def_multi_search_results(PyMultiSearch& cls) {
+  cls.def("position", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_position(); },
+          py::arg("game"))
       .def("visits", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_visits(); },
            py::arg("game"))
       .def("root_info", [](const MultiSearch& ms, int g) {
@@ -187,13 +198,24 @@ void bind_search(py::module_& m) {
         for (const MoveStats& s : ms.tree(checked_game(ms, g)).move_stats(1)) out.mutable_data()[s.move] = s.visits;
         return out;
       }, py::arg("game"), "Root child visits as float32 (81,).")
+      .def("policy_target", [](const MultiSearch& ms, int g) {
+        return squares_to_array(ms.tree(checked_game(ms, g)).policy_target());
+      }, py::arg("game"),
+      "The search's training target (81,): visit shares with forced playouts pruned (PUCT), or "
+      "softmax(logits + sigma(completed Q)) (Gumbel).")
       .def("choose_move", [](MultiSearch& ms, int g, double temperature) {
         return ms.tree(checked_game(ms, g)).choose_move(temperature);
       }, py::arg("game"), py::arg("temperature") = 0.0)
       .def("play", [](MultiSearch& ms, int g, py::handle move) {
         ms.play(checked_game(ms, g), move_from_object(move));
       }, py::arg("game"), py::arg("move"), "Plays a move in a game, keeping the searched subtree.")
-      .def("set_root_noise", [](MultiSearch& ms, int g, bool on) {
+      .def("num_nodes", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).num_nodes(); },
+           py::arg("game"));
+}
+
+// How one game's next search treats its root (RootMode).
+void def_multi_search_root_mode(PyMultiSearch& cls) {
+  cls.def("set_root_noise", [](MultiSearch& ms, int g, bool on) {
         SearchTree& tree = ms.tree(checked_game(ms, g));
         RootMode mode = tree.root_mode();
         mode.noise = on;
@@ -212,23 +234,18 @@ void bind_search(py::module_& m) {
         d["gumbel"] = tree.root_mode().gumbel;
         d["noise_applied"] = tree.root_noise_applied();
         return d;
-      }, py::arg("game"), "The root mode of the game's current search, and whether noise is in its priors now.")
-      .def("policy_target", [](const MultiSearch& ms, int g) {
-        const auto target = ms.tree(checked_game(ms, g)).policy_target();
-        py::array_t<float> out(NUM_SQUARES);
-        std::copy(target.begin(), target.end(), out.mutable_data());
-        return out;
-      }, py::arg("game"),
-      "The search's training target (81,): visit shares with forced playouts pruned (PUCT), or "
-      "softmax(logits + sigma(completed Q)) (Gumbel).")
-      .def("total_in_flight", [](const MultiSearch& ms) {
-        uint64_t total = 0;
-        for (int g = 0; g < ms.num_games(); ++g) total += ms.tree(g).total_in_flight();
-        return total;
-      }, "Virtual losses outstanding in all trees (0 after every backup).")
-      .def("num_nodes", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).num_nodes(); },
-           py::arg("game"));
+      }, py::arg("game"), "The root mode of the game's current search, and whether noise is in its priors now.");
+}
 
+void bind_multi_search(py::module_& m) {
+  PyMultiSearch cls(m, "MultiSearch", "G games searched at once; leaves of all trees are batched for one network call.");
+  def_multi_search_setup(cls);
+  def_multi_search_batch_step(cls);
+  def_multi_search_results(cls);
+  def_multi_search_root_mode(cls);
+}
+
+void bind_bot(py::module_& m) {
   py::class_<Bot>(m, "Bot", "A network-free player: 'random', 'greedy' or 'uct:N'.")
       .def(py::init([](const std::string& spec, uint64_t seed) { return make_bot(spec, seed).release(); }),
            py::arg("spec"), py::arg("seed") = 0)
@@ -238,34 +255,38 @@ void bind_search(py::module_& m) {
         py::gil_scoped_release release;
         return bot.select_move(p);
       }, py::arg("position"), "A legal move for the side to move (the GIL is released while it thinks).")
-      .def("last_policy", [](const Bot& bot) {
-        const auto policy = bot.last_policy();
-        py::array_t<float> out(NUM_SQUARES);
-        std::copy(policy.begin(), policy.end(), out.mutable_data());
-        return out;
-      }, "The distribution behind the last move: root visit shares for uct:N, one-hot otherwise.")
+      .def("last_policy", [](const Bot& bot) { return squares_to_array(bot.last_policy()); },
+           "The distribution behind the last move: root visit shares for uct:N, one-hot otherwise.")
       .def("__repr__", [](const Bot& b) { return "Bot('" + b.name() + "')"; });
+}
 
+void bind_solver_and_benchmark(py::module_& m) {
   m.def("solve", &solve, py::arg("position"), py::arg("max_plies") = 6,
         "Exact value for the side to move (+1, 0, -1) by alpha-beta; refuses deep positions.");
-
   m.def("bench_serial_search", [](int visits, uint64_t seed) {
-        SearchTree tree(SearchParams(), seed);
-        tree.reset(Position());
-        double seconds;
+        SerialBenchResult result;
         {
           py::gil_scoped_release release;
-          const auto start = std::chrono::steady_clock::now();
-          search_serial(tree, visits, uniform_evaluation);
-          seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          result = bench_serial_search(visits, seed);
         }
         py::dict d;
-        d["visits"] = tree.root_visits();
-        d["seconds"] = seconds;
-        d["nodes"] = tree.num_nodes();
+        d["visits"] = result.visits;
+        d["seconds"] = result.seconds;
+        d["nodes"] = result.nodes;
         return d;
       }, py::arg("visits"), py::arg("seed") = 0,
       "Times one tree searched in C++ with the uniform evaluator (no Python in the loop).");
+}
+
+}  // namespace
+
+// SearchParams first: MultiSearch's default argument needs its type bound.
+void bind_search(py::module_& m) {
+  bind_search_params(m);
+  bind_eval_cache(m);
+  bind_multi_search(m);
+  bind_bot(m);
+  bind_solver_and_benchmark(m);
 }
 
 }  // namespace bindings

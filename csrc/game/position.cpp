@@ -45,6 +45,15 @@ void require(bool ok, const std::string& message) {
 
 Position::Position(int32_t komi) : komi_(komi) { hash_ = compute_hash(); }
 
+std::pair<int, int> Position::fewest_moves_left(Bitboard black_stones, Bitboard white_stones, Color to_move) {
+  if (to_move == BLACK) {
+    const int made = std::max(black_stones.count(), white_stones.count());
+    return {MOVES_PER_PLAYER - made, MOVES_PER_PLAYER - made};
+  }
+  const int white_made = std::max({black_stones.count() - 1, white_stones.count(), 0});
+  return {MOVES_PER_PLAYER - white_made - 1, MOVES_PER_PLAYER - white_made};
+}
+
 Position Position::from_parts(Bitboard black_stones, Bitboard white_stones, Bitboard black_floors,
                               Bitboard white_floors, Color to_move, int black_moves_left,
                               int white_moves_left, int32_t komi) {

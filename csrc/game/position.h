@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "bitboard.h"
 #include "constants.h"
@@ -35,6 +36,9 @@ class Position {
   static Position from_parts(Bitboard black_stones, Bitboard white_stones, Bitboard black_floors,
                              Bitboard white_floors, Color to_move, int black_moves_left,
                              int white_moves_left, int32_t komi);
+  // (Black's, White's) moves left after the fewest moves that fit these stones
+  // with `to_move` to move: what a set-up position assumes when not told.
+  static std::pair<int, int> fewest_moves_left(Bitboard black_stones, Bitboard white_stones, Color to_move);
   static Position unpack(const PackedPosition& packed);  // validates like from_parts
   PackedPosition pack() const;
 

@@ -1,5 +1,6 @@
 #include "bots.h"
 
+#include <chrono>
 #include <stdexcept>
 
 #include "../game/playout.h"
@@ -170,6 +171,18 @@ void search_serial(SearchTree& tree, int visits, const LeafEvaluator& evaluate) 
       tree.expand_and_backup(node, leaf, eval);
     }
   }
+}
+
+SerialBenchResult bench_serial_search(int visits, uint64_t seed) {
+  SearchTree tree(SearchParams(), seed);
+  tree.reset(Position());
+  const auto start = std::chrono::steady_clock::now();
+  search_serial(tree, visits, uniform_evaluation);
+  SerialBenchResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.visits = tree.root_visits();
+  result.nodes = tree.num_nodes();
+  return result;
 }
 
 std::unique_ptr<Bot> make_bot(const std::string& spec, uint64_t seed) {

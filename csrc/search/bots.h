@@ -1,6 +1,6 @@
-// Network-free players: the arena's fixed yardsticks and the GUI's easy
-// opponents, plus the C++-side leaf evaluators used by them and by the
-// search benchmark. Each Bot owns its RNG and tree; not thread-safe.
+// Network-free players (the arena's fixed yardsticks and the bot opponents of
+// the engine and the GUI), the C++-side leaf evaluators they search with, and
+// the serial search benchmark. Each Bot owns its RNG and tree; not thread-safe.
 #ifndef POPUCOM_SEARCH_BOTS_H_
 #define POPUCOM_SEARCH_BOTS_H_
 
@@ -24,6 +24,15 @@ void rollout_evaluation(const Position& p, Rng& rng, Evaluation* out);
 
 // Runs visits more playouts on `tree`, one leaf at a time, with a C++ evaluator.
 void search_serial(SearchTree& tree, int visits, const LeafEvaluator& evaluate);
+
+struct SerialBenchResult {
+  uint32_t visits = 0;  // root visits reached
+  double seconds = 0;   // wall time of the search alone
+  size_t nodes = 0;     // tree nodes allocated
+};
+// Times one tree searching `visits` playouts from the empty board with
+// uniform_evaluation, entirely in C++: the search's throughput without a network.
+SerialBenchResult bench_serial_search(int visits, uint64_t seed);
 
 class Bot {
  public:

@@ -58,6 +58,10 @@ void MultiSearch::set_visit_target(int game, int visits) {
   tree(game).set_visit_target(visits);
 }
 
+void MultiSearch::set_visit_targets(int visits) {
+  for (int g = 0; g < num_games(); ++g) set_visit_target(g, visits);
+}
+
 bool MultiSearch::done(int game) const {
   const SearchTree& t = tree(game);
   return t.root_is_terminal() || static_cast<int>(t.root_visits()) >= targets_[game];
@@ -67,6 +71,19 @@ bool MultiSearch::all_done() const {
   for (int g = 0; g < num_games(); ++g)
     if (!done(g)) return false;
   return true;
+}
+
+std::vector<int> MultiSearch::done_games() const {
+  std::vector<int> out;
+  for (int g = 0; g < num_games(); ++g)
+    if (done(g)) out.push_back(g);
+  return out;
+}
+
+uint64_t MultiSearch::total_in_flight() const {
+  uint64_t total = 0;
+  for (const SearchTree& t : trees_) total += t.total_in_flight();
+  return total;
 }
 
 std::pair<int, int> MultiSearch::chunk(int task, int tasks, int count) const {

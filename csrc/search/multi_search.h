@@ -37,10 +37,12 @@ class MultiSearch {
   void reset(int game, const Position& root);
   // The root visit count at which a game's search stops (reused visits count).
   void set_visit_target(int game, int visits);
+  void set_visit_targets(int visits);  // the same target for every game
   int visit_target(int game) const { return targets_.at(game); }
   // True when the game's root has reached its visit target or is terminal.
   bool done(int game) const;
   bool all_done() const;
+  std::vector<int> done_games() const;  // ascending
 
   // Fills features for up to max_batch() leaves into `out` (float32,
   // [slot][plane][9][9]); returns the number of slots. Throws std::logic_error
@@ -64,6 +66,8 @@ class MultiSearch {
   uint64_t leaves_evaluated() const { return leaves_evaluated_; }
   uint64_t cache_resolved() const { return cache_resolved_; }
   uint64_t terminal_resolved() const { return terminal_resolved_; }
+  // Virtual losses outstanding in all trees (0 after every backup).
+  uint64_t total_in_flight() const;
   // Set while gather() or backup() runs with the GIL released (bindings), so
   // a second thread gets an error instead of corrupting the trees.
   std::atomic<bool>& busy_flag() { return busy_; }
