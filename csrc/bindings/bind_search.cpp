@@ -62,8 +62,9 @@ class ExclusiveUse {
 
 const MultiSearch& idle(const MultiSearch& ms) {
   if (ms.busy())
-    throw std::runtime_error("MultiSearch is in use by another thread (inside gather or backup); "
-                             "give each thread its own or serialise the calls");
+    throw std::runtime_error(
+        "MultiSearch is in use by another thread (inside gather or backup); "
+        "give each thread its own or serialise the calls");
   return ms;
 }
 
@@ -91,7 +92,7 @@ void bind_search_params(py::module_& m) {
   py::class_<SearchParams> params(m, "SearchParams", "Search settings (see csrc/search/params.h for units).");
   params.def(py::init<>());
   std::vector<std::string> names;
-#define POPUCOM_BIND_FIELD(type, name, value, doc) \
+#define POPUCOM_BIND_FIELD(type, name, value, doc)       \
   params.def_readwrite(#name, &SearchParams::name, doc); \
   names.push_back(#name);
   POPUCOM_SEARCH_PARAMS(POPUCOM_BIND_FIELD)
@@ -124,121 +125,165 @@ void bind_eval_cache(py::module_& m) {
 void def_multi_search_setup(PyMultiSearch& cls) {
   cls.def(py::init([](int num_games, const SearchParams& params, std::shared_ptr<EvalCache> cache, int threads,
                       uint64_t seed) { return new MultiSearch(num_games, params, std::move(cache), threads, seed); }),
-          py::arg("num_games"), py::arg("params") = SearchParams(), py::arg("cache") = nullptr,
-          py::arg("threads") = 1, py::arg("seed") = 0)
+          py::arg("num_games"), py::arg("params") = SearchParams(), py::arg("cache") = nullptr, py::arg("threads") = 1,
+          py::arg("seed") = 0)
       .def_property_readonly("num_games", &MultiSearch::num_games)
       .def_property_readonly("max_batch", &MultiSearch::max_batch, "Slots one gather() can fill.")
       .def_property_readonly("pending", &MultiSearch::pending, "Slots waiting for backup().")
       .def_property_readonly("threads", &MultiSearch::threads)
-      .def_property_readonly("cache", [](MultiSearch& ms) { return ms.cache(); }, py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "cache", [](MultiSearch& ms) { return ms.cache(); }, py::return_value_policy::reference_internal)
       .def_property_readonly("leaves_evaluated", &MultiSearch::leaves_evaluated)
       .def_property_readonly("cache_resolved", &MultiSearch::cache_resolved)
       .def_property_readonly("terminal_resolved", &MultiSearch::terminal_resolved)
-      .def("reset", [](MultiSearch& ms, int g, const Position& p) { ms.reset(checked_game(ms, g), p); },
-           py::arg("game"), py::arg("position"), "Starts a fresh tree for a game at `position`.")
-      .def("set_visit_target", [](MultiSearch& ms, int g, int v) { ms.set_visit_target(checked_game(ms, g), v); },
-           py::arg("game"), py::arg("visits"))
-      .def("set_visit_targets", [](MultiSearch& ms, int v) { idle(ms); ms.set_visit_targets(v); }, py::arg("visits"))
-      .def("done", [](const MultiSearch& ms, int g) { return ms.done(checked_game(ms, g)); }, py::arg("game"))
+      .def(
+          "reset", [](MultiSearch& ms, int g, const Position& p) { ms.reset(checked_game(ms, g), p); }, py::arg("game"),
+          py::arg("position"), "Starts a fresh tree for a game at `position`.")
+      .def(
+          "set_visit_target", [](MultiSearch& ms, int g, int v) { ms.set_visit_target(checked_game(ms, g), v); },
+          py::arg("game"), py::arg("visits"))
+      .def(
+          "set_visit_targets",
+          [](MultiSearch& ms, int v) {
+            idle(ms);
+            ms.set_visit_targets(v);
+          },
+          py::arg("visits"))
+      .def(
+          "done", [](const MultiSearch& ms, int g) { return ms.done(checked_game(ms, g)); }, py::arg("game"))
       .def("all_done", [](const MultiSearch& ms) { return idle(ms).all_done(); })
-      .def("done_games", [](const MultiSearch& ms) { return idle(ms).done_games(); },
-           "Indices of the games whose search has reached its target (or whose game is over).");
+      .def(
+          "done_games", [](const MultiSearch& ms) { return idle(ms).done_games(); },
+          "Indices of the games whose search has reached its target (or whose game is over).");
 }
 
 // One batch step: gather leaves into a numpy buffer, back the network's answers up.
 void def_multi_search_batch_step(PyMultiSearch& cls) {
-  cls.def("gather", [](MultiSearch& ms, const py::array& out) {
-        check_array(out, "out", py::dtype::of<float>(), {-1, features::NUM_PLANES, BOARD_SIZE, BOARD_SIZE}, true);
-        auto* data = static_cast<float*>(py::array(out).mutable_data());
-        const int capacity = static_cast<int>(out.shape(0));
-        ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
-        py::gil_scoped_release release;
-        return ms.gather(data, capacity);
-      }, py::arg("out"),
-      "Advances every unfinished tree to its next leaves and encodes them into out[:n]; returns n. "
-      "The GIL is released.")
-      .def("backup", [](MultiSearch& ms, const py::array& policy_logits, const py::array& wdl, const py::array& score) {
-        const py::ssize_t n = ms.pending();
-        const float* l = checked_output(policy_logits, "policy_logits", {n, NUM_SQUARES});
-        const float* w = checked_output(wdl, "wdl", {n, 3});
-        const float* s = checked_output(score, "score", {n});
-        ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
-        py::gil_scoped_release release;
-        ms.backup(l, w, s, static_cast<int>(n));
-      }, py::arg("policy_logits"), py::arg("wdl"), py::arg("score"),
-      "Feeds network outputs for the pending slots, row i answering slot i: policy logits (n, 81), "
-      "win/draw/loss probabilities (n, 3) and score margin (n,), all float32 and from the side to move. "
-      "The GIL is released.")
-      .def("cancel_pending", [](MultiSearch& ms) {
-        idle(ms);
-        ms.cancel_pending();
-      })
-      .def("total_in_flight", [](const MultiSearch& ms) { return ms.total_in_flight(); },
-           "Virtual losses outstanding in all trees (0 after every backup).");
+  cls.def(
+         "gather",
+         [](MultiSearch& ms, const py::array& out) {
+           check_array(out, "out", py::dtype::of<float>(), {-1, features::NUM_PLANES, BOARD_SIZE, BOARD_SIZE}, true);
+           auto* data = static_cast<float*>(py::array(out).mutable_data());
+           const int capacity = static_cast<int>(out.shape(0));
+           ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
+           py::gil_scoped_release release;
+           return ms.gather(data, capacity);
+         },
+         py::arg("out"),
+         "Advances every unfinished tree to its next leaves and encodes them into out[:n]; returns n. "
+         "The GIL is released.")
+      .def(
+          "backup",
+          [](MultiSearch& ms, const py::array& policy_logits, const py::array& wdl, const py::array& score) {
+            const py::ssize_t n = ms.pending();
+            const float* l = checked_output(policy_logits, "policy_logits", {n, NUM_SQUARES});
+            const float* w = checked_output(wdl, "wdl", {n, 3});
+            const float* s = checked_output(score, "score", {n});
+            ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
+            py::gil_scoped_release release;
+            ms.backup(l, w, s, static_cast<int>(n));
+          },
+          py::arg("policy_logits"), py::arg("wdl"), py::arg("score"),
+          "Feeds network outputs for the pending slots, row i answering slot i: policy logits (n, 81), "
+          "win/draw/loss probabilities (n, 3) and score margin (n,), all float32 and from the side to move. "
+          "The GIL is released.")
+      .def("cancel_pending",
+           [](MultiSearch& ms) {
+             idle(ms);
+             ms.cancel_pending();
+           })
+      .def(
+          "total_in_flight", [](const MultiSearch& ms) { return ms.total_in_flight(); },
+          "Virtual losses outstanding in all trees (0 after every backup).");
 }
 
 // What one game's search found, and moving its root on.
 void def_multi_search_results(PyMultiSearch& cls) {
-  cls.def("position", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_position(); },
+  cls.def(
+         "position", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_position(); },
+         py::arg("game"))
+      .def(
+          "visits", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_visits(); },
           py::arg("game"))
-      .def("visits", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).root_visits(); },
-           py::arg("game"))
-      .def("root_info", [](const MultiSearch& ms, int g) {
-        return root_stats_dict(ms.tree(checked_game(ms, g)).root_stats());
-      }, py::arg("game"), "Root visits, utility, value, winrate and score, from the side to move.")
-      .def("move_infos", [](const MultiSearch& ms, int g, int pv_length) {
-        py::list out;
-        for (const MoveStats& s : ms.tree(checked_game(ms, g)).move_stats(pv_length)) out.append(move_stats_dict(s));
-        return out;
-      }, py::arg("game"), py::arg("pv_length") = 10,
-      "Per root move: visits, utility, value, winrate, score, prior, lcb, pv; most visited first.")
-      .def("visit_counts", [](const MultiSearch& ms, int g) {
-        py::array_t<float> out(NUM_SQUARES);
-        std::fill(out.mutable_data(), out.mutable_data() + NUM_SQUARES, 0.0f);
-        for (const MoveStats& s : ms.tree(checked_game(ms, g)).move_stats(1)) out.mutable_data()[s.move] = s.visits;
-        return out;
-      }, py::arg("game"), "Root child visits as float32 (81,).")
-      .def("policy_target", [](const MultiSearch& ms, int g) {
-        return squares_to_array(ms.tree(checked_game(ms, g)).policy_target());
-      }, py::arg("game"),
-      "The search's training target (81,): visit shares with forced playouts pruned (PUCT), or "
-      "softmax(logits + sigma(completed Q)) (Gumbel).")
-      .def("choose_move", [](MultiSearch& ms, int g, double temperature) {
-        return ms.tree(checked_game(ms, g)).choose_move(temperature);
-      }, py::arg("game"), py::arg("temperature") = 0.0)
-      .def("play", [](MultiSearch& ms, int g, py::handle move) {
-        ms.play(checked_game(ms, g), move_from_object(move));
-      }, py::arg("game"), py::arg("move"), "Plays a move in a game, keeping the searched subtree.")
-      .def("num_nodes", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).num_nodes(); },
-           py::arg("game"));
+      .def(
+          "root_info",
+          [](const MultiSearch& ms, int g) { return root_stats_dict(ms.tree(checked_game(ms, g)).root_stats()); },
+          py::arg("game"), "Root visits, utility, value, winrate and score, from the side to move.")
+      .def(
+          "move_infos",
+          [](const MultiSearch& ms, int g, int pv_length) {
+            py::list out;
+            for (const MoveStats& s : ms.tree(checked_game(ms, g)).move_stats(pv_length))
+              out.append(move_stats_dict(s));
+            return out;
+          },
+          py::arg("game"), py::arg("pv_length") = 10,
+          "Per root move: visits, utility, value, winrate, score, prior, lcb, pv; most visited first.")
+      .def(
+          "visit_counts",
+          [](const MultiSearch& ms, int g) {
+            py::array_t<float> out(NUM_SQUARES);
+            std::fill(out.mutable_data(), out.mutable_data() + NUM_SQUARES, 0.0f);
+            for (const MoveStats& s : ms.tree(checked_game(ms, g)).move_stats(1)) out.mutable_data()[s.move] = s.visits;
+            return out;
+          },
+          py::arg("game"), "Root child visits as float32 (81,).")
+      .def(
+          "policy_target",
+          [](const MultiSearch& ms, int g) { return squares_to_array(ms.tree(checked_game(ms, g)).policy_target()); },
+          py::arg("game"),
+          "The search's training target (81,): visit shares with forced playouts pruned (PUCT), or "
+          "softmax(logits + sigma(completed Q)) (Gumbel).")
+      .def(
+          "choose_move",
+          [](MultiSearch& ms, int g, double temperature) {
+            return ms.tree(checked_game(ms, g)).choose_move(temperature);
+          },
+          py::arg("game"), py::arg("temperature") = 0.0)
+      .def(
+          "play", [](MultiSearch& ms, int g, py::handle move) { ms.play(checked_game(ms, g), move_from_object(move)); },
+          py::arg("game"), py::arg("move"), "Plays a move in a game, keeping the searched subtree.")
+      .def(
+          "num_nodes", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).num_nodes(); },
+          py::arg("game"));
 }
 
 // How one game's next search treats its root (RootMode).
 void def_multi_search_root_mode(PyMultiSearch& cls) {
-  cls.def("set_root_noise", [](MultiSearch& ms, int g, bool on) {
-        SearchTree& tree = ms.tree(checked_game(ms, g));
-        RootMode mode = tree.root_mode();
-        mode.noise = on;
-        tree.set_root_mode(mode);
-      }, py::arg("game"), py::arg("enabled"), "Dirichlet noise at the root for this game's next search only.")
-      .def("set_root_mode", [](MultiSearch& ms, int g, bool noise, bool forced_playouts, bool gumbel) {
-        ms.tree(checked_game(ms, g)).set_root_mode(RootMode{noise, forced_playouts, gumbel});
-      }, py::arg("game"), py::arg("noise") = false, py::arg("forced_playouts") = false, py::arg("gumbel") = false,
-      "How this game's next search treats its root: Dirichlet noise, forced playouts (pruned from the "
-      "target again), Gumbel root search. play() returns to the SearchParams defaults.")
-      .def("root_mode", [](const MultiSearch& ms, int g) {
-        const SearchTree& tree = ms.tree(checked_game(ms, g));
-        py::dict d;
-        d["noise"] = tree.root_mode().noise;
-        d["forced_playouts"] = tree.root_mode().forced_playouts;
-        d["gumbel"] = tree.root_mode().gumbel;
-        d["noise_applied"] = tree.root_noise_applied();
-        return d;
-      }, py::arg("game"), "The root mode of the game's current search, and whether noise is in its priors now.");
+  cls.def(
+         "set_root_noise",
+         [](MultiSearch& ms, int g, bool on) {
+           SearchTree& tree = ms.tree(checked_game(ms, g));
+           RootMode mode = tree.root_mode();
+           mode.noise = on;
+           tree.set_root_mode(mode);
+         },
+         py::arg("game"), py::arg("enabled"), "Dirichlet noise at the root for this game's next search only.")
+      .def(
+          "set_root_mode",
+          [](MultiSearch& ms, int g, bool noise, bool forced_playouts, bool gumbel) {
+            ms.tree(checked_game(ms, g)).set_root_mode(RootMode{noise, forced_playouts, gumbel});
+          },
+          py::arg("game"), py::arg("noise") = false, py::arg("forced_playouts") = false, py::arg("gumbel") = false,
+          "How this game's next search treats its root: Dirichlet noise, forced playouts (pruned from the "
+          "target again), Gumbel root search. play() returns to the SearchParams defaults.")
+      .def(
+          "root_mode",
+          [](const MultiSearch& ms, int g) {
+            const SearchTree& tree = ms.tree(checked_game(ms, g));
+            py::dict d;
+            d["noise"] = tree.root_mode().noise;
+            d["forced_playouts"] = tree.root_mode().forced_playouts;
+            d["gumbel"] = tree.root_mode().gumbel;
+            d["noise_applied"] = tree.root_noise_applied();
+            return d;
+          },
+          py::arg("game"), "The root mode of the game's current search, and whether noise is in its priors now.");
 }
 
 void bind_multi_search(py::module_& m) {
-  PyMultiSearch cls(m, "MultiSearch", "G games searched at once; leaves of all trees are batched for one network call.");
+  PyMultiSearch cls(m, "MultiSearch",
+                    "G games searched at once; leaves of all trees are batched for one network call.");
   def_multi_search_setup(cls);
   def_multi_search_batch_step(cls);
   def_multi_search_results(cls);
@@ -250,20 +295,26 @@ void bind_bot(py::module_& m) {
       .def(py::init([](const std::string& spec, uint64_t seed) { return make_bot(spec, seed).release(); }),
            py::arg("spec"), py::arg("seed") = 0)
       .def_property_readonly("name", &Bot::name)
-      .def("select_move", [](Bot& bot, const Position& p) {
-        ExclusiveUse exclusive(bot.busy_flag(), "Bot");
-        py::gil_scoped_release release;
-        return bot.select_move(p);
-      }, py::arg("position"), "A legal move for the side to move (the GIL is released while it thinks).")
-      .def("last_policy", [](const Bot& bot) { return squares_to_array(bot.last_policy()); },
-           "The distribution behind the last move: root visit shares for uct:N, one-hot otherwise.")
+      .def(
+          "select_move",
+          [](Bot& bot, const Position& p) {
+            ExclusiveUse exclusive(bot.busy_flag(), "Bot");
+            py::gil_scoped_release release;
+            return bot.select_move(p);
+          },
+          py::arg("position"), "A legal move for the side to move (the GIL is released while it thinks).")
+      .def(
+          "last_policy", [](const Bot& bot) { return squares_to_array(bot.last_policy()); },
+          "The distribution behind the last move: root visit shares for uct:N, one-hot otherwise.")
       .def("__repr__", [](const Bot& b) { return "Bot('" + b.name() + "')"; });
 }
 
 void bind_solver_and_benchmark(py::module_& m) {
   m.def("solve", &solve, py::arg("position"), py::arg("max_plies") = 6,
         "Exact value for the side to move (+1, 0, -1) by alpha-beta; refuses deep positions.");
-  m.def("bench_serial_search", [](int visits, uint64_t seed) {
+  m.def(
+      "bench_serial_search",
+      [](int visits, uint64_t seed) {
         SerialBenchResult result;
         {
           py::gil_scoped_release release;
@@ -274,7 +325,8 @@ void bind_solver_and_benchmark(py::module_& m) {
         d["seconds"] = result.seconds;
         d["nodes"] = result.nodes;
         return d;
-      }, py::arg("visits"), py::arg("seed") = 0,
+      },
+      py::arg("visits"), py::arg("seed") = 0,
       "Times one tree searched in C++ with the uniform evaluator (no Python in the loop).");
 }
 

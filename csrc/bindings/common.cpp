@@ -9,7 +9,8 @@ int move_from_object(py::handle move) {
   if (py::isinstance<py::str>(move)) return parse_square(move.cast<std::string>());
   // Integers of other types (numpy.int64 from an argmax) count through __index__; bools
   // and floats do not.
-  const bool integer = py::isinstance<py::int_>(move) || (!py::isinstance<py::float_>(move) && PyIndex_Check(move.ptr()));
+  const bool integer =
+      py::isinstance<py::int_>(move) || (!py::isinstance<py::float_>(move) && PyIndex_Check(move.ptr()));
   if (py::isinstance<py::bool_>(move) || !integer)
     throw py::type_error("a move is a square index (int 0..80) or text like 'e5', not " +
                          std::string(py::str(py::type::handle_of(move).attr("__name__"))));
@@ -43,9 +44,7 @@ Bitboard squares_from_object(py::handle squares, const char* what) {
   return b;
 }
 
-py::int_ bitboard_to_int(Bitboard b) {
-  return py::int_(py::int_(b.lo) | (py::int_(b.hi) << py::int_(64)));
-}
+py::int_ bitboard_to_int(Bitboard b) { return py::int_(py::int_(b.lo) | (py::int_(b.hi) << py::int_(64))); }
 
 void check_array(const py::array& a, const char* name, const py::dtype& dtype, const std::vector<py::ssize_t>& shape,
                  bool writable) {

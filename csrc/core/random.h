@@ -40,9 +40,7 @@ class Rng {
   }
 
   // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; bias < 2^-32).
-  uint32_t below(uint32_t n) {
-    return static_cast<uint32_t>(((next() >> 32) * static_cast<uint64_t>(n)) >> 32);
-  }
+  uint32_t below(uint32_t n) { return static_cast<uint32_t>(((next() >> 32) * static_cast<uint64_t>(n)) >> 32); }
 
   // Uniform double in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }

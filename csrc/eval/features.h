@@ -22,18 +22,18 @@ constexpr float KOMI_SCALE = 16.0f;  // komi planes hold komi / KOMI_SCALE
 // FeaturePlane enum, the PLANES table (bound to Python as FEATURE_PLANES and
 // FEATURE_PLANE_NAMES) and the zeroed range of encode() all come from here.
 // kind BITS: 1 on some squares, 0 elsewhere; FILL: one value on every square.
-#define POPUCOM_FEATURE_PLANES(X)                                                                              \
-  X(OWN_STONES, "own_stones", BITS, "1 where the side to move has a stone")                                    \
-  X(OPPONENT_STONES, "opponent_stones", BITS, "1 where the opponent has a stone")                              \
-  X(OWN_FLOORS, "own_floors", BITS, "1 where the floor is painted in the side to move's colour")               \
-  X(OPPONENT_FLOORS, "opponent_floors", BITS, "1 where the floor is painted in the opponent's colour")          \
-  X(UNPAINTED_FLOORS, "unpainted_floors", BITS, "1 where the floor is unpainted")                              \
-  X(LEGAL_MOVES, "legal_moves", BITS, "1 where the side to move may play")                                     \
-  X(OWN_MOVES_LEFT, "own_moves_left", FILL, "side to move's moves left / 25 (whole plane)")                    \
-  X(OPPONENT_MOVES_LEFT, "opponent_moves_left", FILL, "opponent's moves left / 25 (whole plane)")              \
-  X(OWN_FLOOR_COUNT, "own_floor_count", FILL, "side to move's painted floors / 81 (whole plane)")              \
-  X(OPPONENT_FLOOR_COUNT, "opponent_floor_count", FILL, "opponent's painted floors / 81 (whole plane)")        \
-  X(KOMI, "komi", FILL, "komi in the side to move's favour / KOMI_SCALE (whole plane)")                        \
+#define POPUCOM_FEATURE_PLANES(X)                                                                       \
+  X(OWN_STONES, "own_stones", BITS, "1 where the side to move has a stone")                             \
+  X(OPPONENT_STONES, "opponent_stones", BITS, "1 where the opponent has a stone")                       \
+  X(OWN_FLOORS, "own_floors", BITS, "1 where the floor is painted in the side to move's colour")        \
+  X(OPPONENT_FLOORS, "opponent_floors", BITS, "1 where the floor is painted in the opponent's colour")  \
+  X(UNPAINTED_FLOORS, "unpainted_floors", BITS, "1 where the floor is unpainted")                       \
+  X(LEGAL_MOVES, "legal_moves", BITS, "1 where the side to move may play")                              \
+  X(OWN_MOVES_LEFT, "own_moves_left", FILL, "side to move's moves left / 25 (whole plane)")             \
+  X(OPPONENT_MOVES_LEFT, "opponent_moves_left", FILL, "opponent's moves left / 25 (whole plane)")       \
+  X(OWN_FLOOR_COUNT, "own_floor_count", FILL, "side to move's painted floors / 81 (whole plane)")       \
+  X(OPPONENT_FLOOR_COUNT, "opponent_floor_count", FILL, "opponent's painted floors / 81 (whole plane)") \
+  X(KOMI, "komi", FILL, "komi in the side to move's favour / KOMI_SCALE (whole plane)")                 \
   X(BLACK_TO_MOVE, "black_to_move", FILL, "1 if Black is to move, else 0 (whole plane)")
 
 enum class FeaturePlane : int {

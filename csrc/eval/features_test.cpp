@@ -1,4 +1,6 @@
 // The feature encoder: plane contents by name, perspective and symmetry.
+#include "features.h"
+
 #include <string>
 #include <vector>
 
@@ -6,7 +8,6 @@
 #include "../game/symmetry.h"
 #include "../tests/helpers.h"
 #include "../tests/testing.h"
-#include "features.h"
 
 using namespace popucom;
 using features::FeaturePlane;
@@ -51,9 +52,9 @@ TEST(features, planes_from_side_to_move) {
 // The order of the planes is part of FEATURE_VERSION 1 (the shipped weights
 // depend on it): the names, their indices and the zeroed BITS range are pinned.
 TEST(features, plane_names_and_order_are_pinned) {
-  const char* expected[] = {"own_stones",     "opponent_stones",     "own_floors",      "opponent_floors",
-                            "unpainted_floors", "legal_moves",       "own_moves_left",  "opponent_moves_left",
-                            "own_floor_count", "opponent_floor_count", "komi",          "black_to_move"};
+  const char* expected[] = {"own_stones",       "opponent_stones",      "own_floors",     "opponent_floors",
+                            "unpainted_floors", "legal_moves",          "own_moves_left", "opponent_moves_left",
+                            "own_floor_count",  "opponent_floor_count", "komi",           "black_to_move"};
   CHECK_EQ(NUM_PLANES, 12);
   CHECK_EQ(features::FEATURE_VERSION, 1);
   for (int i = 0; i < NUM_PLANES; ++i) {

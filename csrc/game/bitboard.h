@@ -69,16 +69,17 @@ struct Bitboard {
     return sq < 64 ? Bitboard(uint64_t{1} << sq, 0) : Bitboard(0, uint64_t{1} << (sq - 64));
   }
 
-  constexpr bool test(int sq) const {
-    return sq < 64 ? (lo >> sq) & 1 : (hi >> (sq - 64)) & 1;
-  }
+  constexpr bool test(int sq) const { return sq < 64 ? (lo >> sq) & 1 : (hi >> (sq - 64)) & 1; }
   constexpr void set(int sq) {
     // Branch-free: both words are updated, one of them with a zero mask.
     lo |= sq < 64 ? uint64_t{1} << (sq & 63) : 0;
     hi |= sq >= 64 ? uint64_t{1} << (sq & 63) : 0;
   }
   constexpr void reset(int sq) {
-    if (sq < 64) lo &= ~(uint64_t{1} << sq); else hi &= ~(uint64_t{1} << (sq - 64));
+    if (sq < 64)
+      lo &= ~(uint64_t{1} << sq);
+    else
+      hi &= ~(uint64_t{1} << (sq - 64));
   }
 
   constexpr bool any() const { return (lo | hi) != 0; }
@@ -88,8 +89,14 @@ struct Bitboard {
   // Lowest set square; requires any().
   int lowest() const { return lo ? bits::ctz(lo) : 64 + bits::ctz(hi); }
   int pop_lowest() {
-    if (lo) { const int sq = bits::ctz(lo); lo &= lo - 1; return sq; }
-    const int sq = 64 + bits::ctz(hi); hi &= hi - 1; return sq;
+    if (lo) {
+      const int sq = bits::ctz(lo);
+      lo &= lo - 1;
+      return sq;
+    }
+    const int sq = 64 + bits::ctz(hi);
+    hi &= hi - 1;
+    return sq;
   }
   // The k-th (0-based) set square in increasing order; requires k < count().
   int select(int k) const {
@@ -101,9 +108,21 @@ struct Bitboard {
   constexpr Bitboard operator|(Bitboard o) const { return Bitboard(lo | o.lo, hi | o.hi); }
   constexpr Bitboard operator^(Bitboard o) const { return Bitboard(lo ^ o.lo, hi ^ o.hi); }
   constexpr Bitboard operator~() const { return Bitboard(~lo, ~hi); }  // masked by the ctor
-  constexpr Bitboard& operator&=(Bitboard o) { lo &= o.lo; hi &= o.hi; return *this; }
-  constexpr Bitboard& operator|=(Bitboard o) { lo |= o.lo; hi |= o.hi; return *this; }
-  constexpr Bitboard& operator^=(Bitboard o) { lo ^= o.lo; hi ^= o.hi; return *this; }
+  constexpr Bitboard& operator&=(Bitboard o) {
+    lo &= o.lo;
+    hi &= o.hi;
+    return *this;
+  }
+  constexpr Bitboard& operator|=(Bitboard o) {
+    lo |= o.lo;
+    hi |= o.hi;
+    return *this;
+  }
+  constexpr Bitboard& operator^=(Bitboard o) {
+    lo ^= o.lo;
+    hi ^= o.hi;
+    return *this;
+  }
   // Shift towards lower square indices (square s moves to s - n), 0 <= n < 64.
   constexpr Bitboard shifted_down(int n) const {
     return n == 0 ? *this : Bitboard((lo >> n) | (hi << (64 - n)), hi >> n);
@@ -117,8 +136,14 @@ struct Bitboard {
   }
   // Squares strictly above the highest set square (all squares if none).
   Bitboard above_highest() const {
-    if (hi) { const int top = 63 - bits::clz(hi); return Bitboard(0, top == 63 ? 0 : ~uint64_t{0} << (top + 1)); }
-    if (lo) { const int top = 63 - bits::clz(lo); return Bitboard(top == 63 ? 0 : ~uint64_t{0} << (top + 1), ~uint64_t{0}); }
+    if (hi) {
+      const int top = 63 - bits::clz(hi);
+      return Bitboard(0, top == 63 ? 0 : ~uint64_t{0} << (top + 1));
+    }
+    if (lo) {
+      const int top = 63 - bits::clz(lo);
+      return Bitboard(top == 63 ? 0 : ~uint64_t{0} << (top + 1), ~uint64_t{0});
+    }
     return full();
   }
 

@@ -9,10 +9,10 @@ namespace popucom {
 
 constexpr int BOARD_SIZE = 9;
 constexpr int NUM_SQUARES = BOARD_SIZE * BOARD_SIZE;  // sq = row * 9 + col
-constexpr int MOVES_PER_PLAYER = 25;                   // stones per side; no pass
+constexpr int MOVES_PER_PLAYER = 25;                  // stones per side; no pass
 constexpr int MAX_GAME_PLIES = 2 * MOVES_PER_PLAYER;
-constexpr int MATCH_LENGTH = 3;                        // a run this long is eliminated
-constexpr int NUM_SYMMETRIES = 8;                      // the dihedral group D4
+constexpr int MATCH_LENGTH = 3;    // a run this long is eliminated
+constexpr int NUM_SYMMETRIES = 8;  // the dihedral group D4
 
 enum Color : uint8_t { BLACK = 0, WHITE = 1 };
 constexpr Color opponent(Color c) { return static_cast<Color>(c ^ 1); }

@@ -23,7 +23,7 @@ struct Tables {
   int8_t ray[NUM_SQUARES][NUM_DIRECTIONS][BOARD_SIZE - 1];
   int8_t ray_length[NUM_SQUARES][NUM_DIRECTIONS];
   Bitboard ray_mask[NUM_SQUARES][NUM_DIRECTIONS];  // the same squares as a set
-  Bitboard neighbours[NUM_SQUARES];  // the up-to-8 adjacent squares
+  Bitboard neighbours[NUM_SQUARES];                // the up-to-8 adjacent squares
   // window[sq][axis]: the squares within 2 steps of sq along that axis, sq
   // included. Every 3-in-a-row inside such a window contains sq.
   Bitboard window[NUM_SQUARES][NUM_AXES];
@@ -41,8 +41,7 @@ constexpr Tables make_tables() {
     const int r0 = sq / BOARD_SIZE, c0 = sq % BOARD_SIZE;
     for (int d = 0; d < NUM_DIRECTIONS; ++d) {
       int n = 0;
-      for (int r = r0 + DIR_ROW[d], c = c0 + DIR_COL[d];
-           r >= 0 && r < BOARD_SIZE && c >= 0 && c < BOARD_SIZE;
+      for (int r = r0 + DIR_ROW[d], c = c0 + DIR_COL[d]; r >= 0 && r < BOARD_SIZE && c >= 0 && c < BOARD_SIZE;
            r += DIR_ROW[d], c += DIR_COL[d]) {
         t.ray[sq][d][n++] = static_cast<int8_t>(r * BOARD_SIZE + c);
         t.ray_mask[sq][d].set(r * BOARD_SIZE + c);

@@ -15,9 +15,7 @@ std::string square_to_text(int sq) {
 }
 
 int parse_square(const std::string& text) {
-  const auto bad = [&](const char* why) {
-    return std::invalid_argument("cannot read move '" + text + "': " + why);
-  };
+  const auto bad = [&](const char* why) { return std::invalid_argument("cannot read move '" + text + "': " + why); };
   if (text.size() != 2) throw bad("want a column a-i then a row 1-9, like e5");
   const int col = std::tolower(static_cast<unsigned char>(text[0])) - 'a';
   const int row = text[1] - '1';

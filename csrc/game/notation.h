@@ -10,7 +10,7 @@
 
 namespace popucom {
 
-std::string square_to_text(int sq);  // throws std::invalid_argument if out of range
+std::string square_to_text(int sq);         // throws std::invalid_argument if out of range
 int parse_square(const std::string& text);  // throws std::invalid_argument naming the text
 // Squares of a record; throws std::invalid_argument naming the bad token and its position.
 std::vector<int> parse_record(const std::string& record);

@@ -55,8 +55,8 @@ std::pair<int, int> Position::fewest_moves_left(Bitboard black_stones, Bitboard 
 }
 
 Position Position::from_parts(Bitboard black_stones, Bitboard white_stones, Bitboard black_floors,
-                              Bitboard white_floors, Color to_move, int black_moves_left,
-                              int white_moves_left, int32_t komi) {
+                              Bitboard white_floors, Color to_move, int black_moves_left, int white_moves_left,
+                              int32_t komi) {
   require((black_stones & white_stones).none(), "a square holds both a black and a white stone");
   require((black_floors & white_floors).none(), "a floor is painted both black and white");
   require((black_stones & white_floors).none(), "a black stone stands on a white floor");
@@ -68,14 +68,11 @@ Position Position::from_parts(Bitboard black_stones, Bitboard white_stones, Bitb
   // Black moves first and the players alternate, so Black has made as many
   // moves as White when Black is to move, and one more when White is.
   const int expected_white = to_move == BLACK ? black_moves_left : black_moves_left + 1;
-  require(white_moves_left == expected_white,
-          std::string("moves left (black ") + std::to_string(black_moves_left) + ", white " +
-              std::to_string(white_moves_left) + ") do not fit " + (to_move == BLACK ? "Black" : "White") +
-              " to move");
-  require(black_stones.count() <= MOVES_PER_PLAYER - black_moves_left,
-          "more black stones than moves Black has made");
-  require(white_stones.count() <= MOVES_PER_PLAYER - white_moves_left,
-          "more white stones than moves White has made");
+  require(white_moves_left == expected_white, std::string("moves left (black ") + std::to_string(black_moves_left) +
+                                                  ", white " + std::to_string(white_moves_left) + ") do not fit " +
+                                                  (to_move == BLACK ? "Black" : "White") + " to move");
+  require(black_stones.count() <= MOVES_PER_PLAYER - black_moves_left, "more black stones than moves Black has made");
+  require(white_stones.count() <= MOVES_PER_PLAYER - white_moves_left, "more white stones than moves White has made");
   Position p(komi);
   p.stones_[BLACK] = black_stones;
   p.stones_[WHITE] = white_stones;
@@ -103,8 +100,14 @@ Position Position::unpack(const PackedPosition& w) {
 }
 
 PackedPosition Position::pack() const {
-  return {stones_[BLACK].lo, stones_[BLACK].hi, stones_[WHITE].lo, stones_[WHITE].hi,
-          floors_[BLACK].lo, floors_[BLACK].hi, floors_[WHITE].lo, floors_[WHITE].hi,
+  return {stones_[BLACK].lo,
+          stones_[BLACK].hi,
+          stones_[WHITE].lo,
+          stones_[WHITE].hi,
+          floors_[BLACK].lo,
+          floors_[BLACK].hi,
+          floors_[WHITE].lo,
+          floors_[WHITE].hi,
           static_cast<uint64_t>(to_move_) | (static_cast<uint64_t>(moves_left_[BLACK]) << 8) |
               (static_cast<uint64_t>(moves_left_[WHITE]) << 16) |
               (static_cast<uint64_t>(static_cast<uint32_t>(komi_)) << 32)};
@@ -172,8 +175,7 @@ uint64_t Position::compute_hash() const {
 }
 
 Position Position::transformed(int s) const {
-  if (s < 0 || s >= NUM_SYMMETRIES)
-    throw std::invalid_argument("symmetry must be in 0..7, got " + std::to_string(s));
+  if (s < 0 || s >= NUM_SYMMETRIES) throw std::invalid_argument("symmetry must be in 0..7, got " + std::to_string(s));
   Position p = *this;
   for (int c = 0; c < 2; ++c) {
     p.stones_[c] = symmetry::apply(s, stones_[c]);

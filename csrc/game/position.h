@@ -33,9 +33,8 @@ class Position {
   // A position from its parts; throws std::invalid_argument naming the first
   // inconsistency (overlapping stones, a stone on an opponent floor, moves left
   // that do not fit the side to move, ...).
-  static Position from_parts(Bitboard black_stones, Bitboard white_stones, Bitboard black_floors,
-                             Bitboard white_floors, Color to_move, int black_moves_left,
-                             int white_moves_left, int32_t komi);
+  static Position from_parts(Bitboard black_stones, Bitboard white_stones, Bitboard black_floors, Bitboard white_floors,
+                             Color to_move, int black_moves_left, int white_moves_left, int32_t komi);
   // (Black's, White's) moves left after the fewest moves that fit these stones
   // with `to_move` to move: what a set-up position assumes when not told.
   static std::pair<int, int> fewest_moves_left(Bitboard black_stones, Bitboard white_stones, Color to_move);
@@ -43,12 +42,8 @@ class Position {
   PackedPosition pack() const;
 
   // --- rules -------------------------------------------------------------
-  Bitboard legal_moves() const {
-    return ~(stones_[BLACK] | stones_[WHITE] | floors_[opponent(to_move_)]);
-  }
-  bool is_legal(int sq) const {
-    return sq >= 0 && sq < NUM_SQUARES && !is_terminal() && legal_moves().test(sq);
-  }
+  Bitboard legal_moves() const { return ~(stones_[BLACK] | stones_[WHITE] | floors_[opponent(to_move_)]); }
+  bool is_legal(int sq) const { return sq >= 0 && sq < NUM_SQUARES && !is_terminal() && legal_moves().test(sq); }
   // Why `sq` cannot be played here (off the board, occupied, opponent floor,
   // game over), or an empty string if it can.
   std::string illegal_reason(int sq) const;

@@ -3,12 +3,12 @@
 #include <stdexcept>
 
 #include "../core/random.h"
+#include "../tests/helpers.h"
+#include "../tests/testing.h"
 #include "game.h"
 #include "notation.h"
 #include "playout.h"
 #include "symmetry.h"
-#include "../tests/helpers.h"
-#include "../tests/testing.h"
 
 using namespace popucom;
 
@@ -19,8 +19,8 @@ Position black_to_move(const std::string& black, const std::string& white, const
                        const std::string& white_floors = "", int32_t komi = 0) {
   const Bitboard bs = testing::squares(black), ws = testing::squares(white);
   const int made = std::max(bs.count(), ws.count());
-  return Position::from_parts(bs, ws, testing::squares(black_floors), testing::squares(white_floors), BLACK, MOVES_PER_PLAYER - made,
-                              MOVES_PER_PLAYER - made, komi);
+  return Position::from_parts(bs, ws, testing::squares(black_floors), testing::squares(white_floors), BLACK,
+                              MOVES_PER_PLAYER - made, MOVES_PER_PLAYER - made, komi);
 }
 
 Position after(Position p, const std::string& move) {
@@ -111,7 +111,8 @@ TEST(rules, repaints_opponent_floors) {
 }
 
 TEST(rules, white_matches_too) {
-  Position p = Position::from_parts(testing::squares("a1"), testing::squares("d5 f5"), Bitboard(), Bitboard(), WHITE, 22, 23, 0);
+  Position p =
+      Position::from_parts(testing::squares("a1"), testing::squares("d5 f5"), Bitboard(), Bitboard(), WHITE, 22, 23, 0);
   p.play_unchecked(parse_square("e5"));
   CHECK(p.floors(WHITE) == row5());
   CHECK(p.stones(BLACK) == testing::squares("a1"));
@@ -165,7 +166,8 @@ TEST(rules, no_legal_move_loss_real_game) {
 TEST(rules, moves_exhausted_draw_and_komi) {
   // White's last move; floors 1 each afterwards.
   const auto last = [](int32_t komi) {
-    Position p = Position::from_parts(Bitboard(), Bitboard(), testing::squares("a1"), testing::squares("i9"), WHITE, 0, 1, komi);
+    Position p =
+        Position::from_parts(Bitboard(), Bitboard(), testing::squares("a1"), testing::squares("i9"), WHITE, 0, 1, komi);
     p.play_unchecked(parse_square("e5"));
     return p;
   };
@@ -178,8 +180,10 @@ TEST(rules, moves_exhausted_draw_and_komi) {
 }
 
 TEST(rules, from_parts_rejects_inconsistent_positions) {
-  CHECK_THROWS(Position::from_parts(testing::squares("a1"), testing::squares("a1"), {}, {}, BLACK, 24, 24, 0), std::invalid_argument);
-  CHECK_THROWS(Position::from_parts(testing::squares("a1"), {}, {}, testing::squares("a1"), BLACK, 24, 24, 0), std::invalid_argument);
+  CHECK_THROWS(Position::from_parts(testing::squares("a1"), testing::squares("a1"), {}, {}, BLACK, 24, 24, 0),
+               std::invalid_argument);
+  CHECK_THROWS(Position::from_parts(testing::squares("a1"), {}, {}, testing::squares("a1"), BLACK, 24, 24, 0),
+               std::invalid_argument);
   CHECK_THROWS(Position::from_parts({}, {}, {}, {}, BLACK, 25, 24, 0), std::invalid_argument);
   CHECK_THROWS(Position::from_parts({}, {}, {}, {}, BLACK, 26, 26, 0), std::invalid_argument);
   CHECK_THROWS(Position::from_parts(testing::squares("a1 a2 a3"), {}, {}, {}, BLACK, 24, 24, 0), std::invalid_argument);

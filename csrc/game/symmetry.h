@@ -22,14 +22,38 @@ constexpr int transform_square(int s, int sq) {
   const int n = BOARD_SIZE - 1, r = sq / BOARD_SIZE, c = sq % BOARD_SIZE;
   int rr = r, cc = c;
   switch (s) {
-    case 0: rr = r; cc = c; break;
-    case 1: rr = c; cc = n - r; break;
-    case 2: rr = n - r; cc = n - c; break;
-    case 3: rr = n - c; cc = r; break;
-    case 4: rr = r; cc = n - c; break;
-    case 5: rr = n - r; cc = c; break;
-    case 6: rr = c; cc = r; break;
-    default: rr = n - c; cc = n - r; break;
+    case 0:
+      rr = r;
+      cc = c;
+      break;
+    case 1:
+      rr = c;
+      cc = n - r;
+      break;
+    case 2:
+      rr = n - r;
+      cc = n - c;
+      break;
+    case 3:
+      rr = n - c;
+      cc = r;
+      break;
+    case 4:
+      rr = r;
+      cc = n - c;
+      break;
+    case 5:
+      rr = n - r;
+      cc = c;
+      break;
+    case 6:
+      rr = c;
+      cc = r;
+      break;
+    default:
+      rr = n - c;
+      cc = n - r;
+      break;
   }
   return rr * BOARD_SIZE + cc;
 }
@@ -42,7 +66,10 @@ constexpr Tables make_tables() {
     for (int u = 0; u < NUM_SYMMETRIES; ++u) {
       bool is_inverse = true;
       for (int sq = 0; sq < NUM_SQUARES; ++sq)
-        if (t.map[u][t.map[s][sq]] != sq) { is_inverse = false; break; }
+        if (t.map[u][t.map[s][sq]] != sq) {
+          is_inverse = false;
+          break;
+        }
       if (is_inverse) t.inverse[s] = static_cast<int8_t>(u);
     }
   return t;

@@ -68,7 +68,9 @@ class GreedyBot : public Bot {
       for (int axis = 0; axis < geometry::NUM_AXES; ++axis)
         lined_up += (p.stones(me) & geometry::TABLES.window[sq][axis]).count();
       const long key = (static_cast<long>(floor_difference(next, me) + NUM_SQUARES) * 128 +
-                        (NUM_SQUARES - best_immediate_gain(next))) * 64 + lined_up;
+                        (NUM_SQUARES - best_immediate_gain(next))) *
+                           64 +
+                       lined_up;
       if (key > best_key) {
         best_key = key;
         best = sq;
@@ -194,9 +196,7 @@ std::unique_ptr<Bot> make_bot(const std::string& spec, uint64_t seed) {
     long n = 0;
     try {
       n = std::stol(count, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
+    } catch (const std::exception&) { used = 0; }
     if (used != count.size() || count.empty() || n < 1 || n > 100000000)
       throw std::invalid_argument("bot '" + spec + "': want uct:N with N a whole number of rollouts >= 1");
     return std::make_unique<UctBot>(static_cast<int>(n), seed);
@@ -207,8 +207,8 @@ std::unique_ptr<Bot> make_bot(const std::string& spec, uint64_t seed) {
 int solve(const Position& p, int max_plies) {
   const int remaining = p.moves_left(BLACK) + p.moves_left(WHITE);
   if (remaining > max_plies)
-    throw std::invalid_argument("solve: " + std::to_string(remaining) + " moves remain, more than max_plies = " +
-                                std::to_string(max_plies));
+    throw std::invalid_argument("solve: " + std::to_string(remaining) +
+                                " moves remain, more than max_plies = " + std::to_string(max_plies));
   return negamax(p, -1, 1);
 }
 

@@ -55,7 +55,10 @@ void EvalCache::store(const CacheKey& k, const Evaluation& eval) {
   Entry* victim = nullptr;
   for (int i = 0; i < BUCKET_SIZE; ++i) {
     Entry& e = entries_[bucket * BUCKET_SIZE + i];
-    if (e.last_used != 0 && e.key == key && e.check == check) { victim = &e; break; }
+    if (e.last_used != 0 && e.key == key && e.check == check) {
+      victim = &e;
+      break;
+    }
     if (!victim || e.last_used < victim->last_used) victim = &e;
   }
   if (victim->last_used == 0) used_.fetch_add(1, std::memory_order_relaxed);

@@ -91,8 +91,7 @@ std::pair<int, int> MultiSearch::chunk(int task, int tasks, int count) const {
           static_cast<int>(static_cast<int64_t>(count) * (task + 1) / tasks)};
 }
 
-void MultiSearch::gather_games(int begin, int end, std::vector<Slot>* out, uint64_t* cache_hits,
-                               uint64_t* terminals) {
+void MultiSearch::gather_games(int begin, int end, std::vector<Slot>* out, uint64_t* cache_hits, uint64_t* terminals) {
   // Terminal leaves and cache hits cost no network call; cap them per step so
   // one step stays short even when a tree is solved.
   const int free_visit_cap = 8 * params_.leaves_per_game + 64;
@@ -126,8 +125,9 @@ void MultiSearch::gather_games(int begin, int end, std::vector<Slot>* out, uint6
 int MultiSearch::gather(float* out, int capacity) {
   if (!slots_.empty()) throw std::logic_error("gather: the previous batch has not been backed up");
   if (capacity < max_batch())
-    throw std::invalid_argument("the input buffer holds " + std::to_string(capacity) + " positions but a step can need " +
-                                std::to_string(max_batch()) + " (num_games * leaves_per_game)");
+    throw std::invalid_argument("the input buffer holds " + std::to_string(capacity) +
+                                " positions but a step can need " + std::to_string(max_batch()) +
+                                " (num_games * leaves_per_game)");
   const int tasks = std::min(pool_.size(), num_games());
   std::vector<std::vector<Slot>> found(tasks);
   std::vector<uint64_t> hits(tasks, 0), terminals(tasks, 0);

@@ -26,8 +26,7 @@ namespace popucom {
 
 class MultiSearch {
  public:
-  MultiSearch(int num_games, const SearchParams& params, std::shared_ptr<EvalCache> cache, int threads,
-              uint64_t seed);
+  MultiSearch(int num_games, const SearchParams& params, std::shared_ptr<EvalCache> cache, int threads, uint64_t seed);
 
   int num_games() const { return static_cast<int>(trees_.size()); }
   // The most slots one gather() can fill: num_games * leaves_per_game.

@@ -9,13 +9,13 @@
   X(double, c_puct, 1.1, "exploration constant of PUCT")                                                          \
   X(double, fpu_reduction, 0.2, "unvisited child's Q = parent Q - this * sqrt(visited prior mass)")               \
   X(double, root_fpu_reduction, 0.0, "the same at the root (0: no reduction, as in self-play)")                   \
-  X(bool, root_noise, false, "default: Dirichlet noise on the root priors (a search's RootMode overrides it)")     \
+  X(bool, root_noise, false, "default: Dirichlet noise on the root priors (a search's RootMode overrides it)")    \
   X(double, dirichlet_alpha_total, 10.83, "alpha = this / number of legal moves (KataGo's scaling)")              \
   X(double, dirichlet_epsilon, 0.25, "share of noise in the noisy root priors")                                   \
-  X(double, score_utility_weight, 0.0, "utility = (win - loss) + weight * tanh(score / score_utility_scale)")      \
+  X(double, score_utility_weight, 0.0, "utility = (win - loss) + weight * tanh(score / score_utility_scale)")     \
   X(double, score_utility_scale, 10.0, "floors")                                                                  \
   X(double, forced_playouts_k, 0.0, "root children get at least sqrt(k * prior * N) visits (KataGo: 2; 0 = off)") \
-  X(int, leaves_per_game, 4, "leaves gathered per tree per batch step (virtual loss spreads them)")                \
+  X(int, leaves_per_game, 4, "leaves gathered per tree per batch step (virtual loss spreads them)")               \
   X(double, virtual_loss, 1.0, "each in-flight visit counts as this many losses")                                 \
   X(double, lcb_stdevs, 1.96, "z of the lower confidence bound reported by analysis")                             \
   X(int, gumbel_actions, 16, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")             \

@@ -6,10 +6,10 @@
 
 #include "../eval/features.h"
 #include "../game/notation.h"
-#include "bots.h"
-#include "multi_search.h"
 #include "../tests/helpers.h"
 #include "../tests/testing.h"
+#include "bots.h"
+#include "multi_search.h"
 
 using namespace popucom;
 
@@ -18,7 +18,8 @@ namespace {
 // Black's last move (then White's last): only c5 completes b5-c5-d5 and
 // paints row 5, turning a 2-floor deficit into a win; every other move loses.
 Position endgame() {
-  return Position::from_parts(testing::squares("b5 d5"), testing::squares("a1 i9"), testing::squares("a9"), testing::squares("a2 b2 c2"), BLACK, 1, 1, 0);
+  return Position::from_parts(testing::squares("b5 d5"), testing::squares("a1 i9"), testing::squares("a9"),
+                              testing::squares("a2 b2 c2"), BLACK, 1, 1, 0);
 }
 
 // An evaluator that knows the exact result (alpha-beta) with uniform priors.

@@ -18,9 +18,7 @@ RootMode default_mode(const SearchParams& params) {
 
 }  // namespace
 
-SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(params), rng_(seed) {
-  reset(Position());
-}
+SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(params), rng_(seed) { reset(Position()); }
 
 void SearchTree::reset(const Position& root) {
   root_position_ = root;
@@ -142,9 +140,7 @@ SearchTree::Descent SearchTree::descend(int32_t* leaf_node, Position* leaf_posit
   for (;;) {
     Node& node = nodes_[index];
     switch (node.state) {
-      case NodeState::PENDING:
-        undo_virtual_loss(index);
-        return Descent::COLLISION;
+      case NodeState::PENDING: undo_virtual_loss(index); return Descent::COLLISION;
       case NodeState::TERMINAL:
         backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score);
         return Descent::RESOLVED;
@@ -159,8 +155,7 @@ SearchTree::Descent SearchTree::descend(int32_t* leaf_node, Position* leaf_posit
         *leaf_node = index;
         *leaf_position = pos;
         return Descent::NEED_EVAL;
-      case NodeState::EXPANDED:
-        break;
+      case NodeState::EXPANDED: break;
     }
     const int e = select_edge(index);
     if (edges_[e].child < 0) {
@@ -373,9 +368,8 @@ std::vector<double> SearchTree::gumbel_sigma_completed_q() const {
 
 void SearchTree::gumbel_halve() {
   const std::vector<double> sigma = gumbel_sigma_completed_q();
-  std::stable_sort(gumbel_considered_.begin(), gumbel_considered_.end(), [&](int a, int b) {
-    return gumbel_score_[a] + sigma[a] > gumbel_score_[b] + sigma[b];
-  });
+  std::stable_sort(gumbel_considered_.begin(), gumbel_considered_.end(),
+                   [&](int a, int b) { return gumbel_score_[a] + sigma[a] > gumbel_score_[b] + sigma[b]; });
   gumbel_considered_.resize((gumbel_considered_.size() + 1) / 2);
   const int left = static_cast<int>(gumbel_considered_.size());
   gumbel_phase_visits_ += std::max(1, gumbel_budget_ / (gumbel_phases_ * left));

@@ -35,13 +35,13 @@ struct Node {
   NodeState state = NodeState::UNEXPANDED;
   uint8_t move = 0;  // the move from the parent
   uint32_t visits = 0;
-  uint32_t in_flight = 0;       // leaves below waiting for evaluation (virtual loss)
-  double utility_sum = 0;       // sums over visits, mover's point of view
+  uint32_t in_flight = 0;  // leaves below waiting for evaluation (virtual loss)
+  double utility_sum = 0;  // sums over visits, mover's point of view
   double utility_sq_sum = 0;
-  double value_sum = 0;         // win - loss
-  double score_sum = 0;         // final floor margin incl. komi
+  double value_sum = 0;                                                // win - loss
+  double score_sum = 0;                                                // final floor margin incl. komi
   float terminal_utility = 0, terminal_value = 0, terminal_score = 0;  // exact, for TERMINAL nodes
-  float eval_utility = 0;       // the network's utility for the side to move here (Gumbel's v-hat)
+  float eval_utility = 0;  // the network's utility for the side to move here (Gumbel's v-hat)
 };
 
 // How the search now starting treats its root. It belongs to that one search:
@@ -62,8 +62,8 @@ struct MoveStats {
   double value = 0;    // mean win - loss
   double score = 0;    // mean final margin incl. komi
   double prior = 0;
-  double lcb = 0;      // utility - z * standard error (very negative for few visits)
-  std::vector<int> pv; // principal variation starting with `move`
+  double lcb = 0;       // utility - z * standard error (very negative for few visits)
+  std::vector<int> pv;  // principal variation starting with `move`
 };
 
 struct RootStats {
@@ -158,7 +158,7 @@ class SearchTree {
   std::vector<float> raw_root_priors_;  // the root's priors before noise was mixed in
   // Gumbel state of the current search, per root edge.
   bool gumbel_ready_ = false;
-  std::vector<double> gumbel_score_;  // g(a) + logit(a)
+  std::vector<double> gumbel_score_;    // g(a) + logit(a)
   std::vector<int> gumbel_considered_;  // root edge offsets still in the running
   double gumbel_phase_visits_ = 0;      // per-move visit count that ends the current phase
   int gumbel_phases_ = 1, gumbel_budget_ = 0;

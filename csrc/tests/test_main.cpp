@@ -30,9 +30,7 @@ int main(int argc, char** argv) {
     const int before = testing::failures;
     try {
       c.body();
-    } catch (const std::exception& e) {
-      testing::fail(__FILE__, __LINE__, c.name + " threw: " + e.what());
-    }
+    } catch (const std::exception& e) { testing::fail(__FILE__, __LINE__, c.name + " threw: " + e.what()); }
     ++run;
     const bool ok = testing::failures == before;
     failed_cases += !ok;

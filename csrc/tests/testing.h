@@ -29,35 +29,33 @@ struct Registrar {
 
 #define TEST_CONCAT2(a, b) a##b
 #define TEST_CONCAT(a, b) TEST_CONCAT2(a, b)
-#define TEST(suite, name)                                                                       \
-  static void TEST_CONCAT(test_, name)();                                                       \
+#define TEST(suite, name)                                                                           \
+  static void TEST_CONCAT(test_, name)();                                                           \
   static testing::Registrar TEST_CONCAT(registrar_, name)(#suite, #name, TEST_CONCAT(test_, name)); \
   static void TEST_CONCAT(test_, name)()
 
-#define CHECK(cond)                                                      \
-  do {                                                                   \
+#define CHECK(cond)                                                     \
+  do {                                                                  \
     if (!(cond)) testing::fail(__FILE__, __LINE__, "CHECK(" #cond ")"); \
   } while (0)
 
-#define CHECK_EQ(a, b)                                                                 \
-  do {                                                                                 \
-    const auto& check_a_ = (a);                                                        \
-    const auto& check_b_ = (b);                                                        \
-    if (!(check_a_ == check_b_)) {                                                     \
-      std::ostringstream check_msg_;                                                   \
-      check_msg_ << "CHECK_EQ(" #a ", " #b "): " << check_a_ << " != " << check_b_;    \
-      testing::fail(__FILE__, __LINE__, check_msg_.str());                             \
-    }                                                                                  \
+#define CHECK_EQ(a, b)                                                              \
+  do {                                                                              \
+    const auto& check_a_ = (a);                                                     \
+    const auto& check_b_ = (b);                                                     \
+    if (!(check_a_ == check_b_)) {                                                  \
+      std::ostringstream check_msg_;                                                \
+      check_msg_ << "CHECK_EQ(" #a ", " #b "): " << check_a_ << " != " << check_b_; \
+      testing::fail(__FILE__, __LINE__, check_msg_.str());                          \
+    }                                                                               \
   } while (0)
 
-#define CHECK_THROWS(expr, exception_type)                                          \
-  do {                                                                              \
-    bool thrown_ = false;                                                           \
-    try {                                                                           \
-      (void)(expr);                                                                 \
-    } catch (const exception_type&) {                                               \
-      thrown_ = true;                                                               \
-    }                                                                               \
+#define CHECK_THROWS(expr, exception_type)                                                 \
+  do {                                                                                     \
+    bool thrown_ = false;                                                                  \
+    try {                                                                                  \
+      (void)(expr);                                                                        \
+    } catch (const exception_type&) { thrown_ = true; }                                    \
     if (!thrown_) testing::fail(__FILE__, __LINE__, "no " #exception_type " from " #expr); \
   } while (0)
 
