@@ -172,6 +172,20 @@ def test_losses_are_the_written_out_terms() -> None:
     assert all(p.grad is not None for p in net.value_head.parameters())
 
 
+def test_every_head_has_a_loss_kind_a_target_and_a_weight() -> None:
+    import dataclasses
+
+    from popucom.nn import LossWeights
+    from popucom.nn.outputs import HEADS
+    from popucom.train.losses import LOSS_KINDS
+    from popucom.train.window import Batch
+
+    batch_fields = {f.name for f in dataclasses.fields(Batch)}
+    weight_fields = {f.name for f in dataclasses.fields(LossWeights)}
+    for head in HEADS:
+        assert head.loss in LOSS_KINDS and head.target in batch_fields and head.weight in weight_fields, head
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     torch.manual_seed(0)
