@@ -116,7 +116,8 @@ def main_rules(games: int = 200_000, repeats: int = 5) -> None:
 
 def multi_search_step_costs(threads: int, games: int, leaves_per_game: int, visits: int) -> dict:
     """Drives a MultiSearch from Python with the zero-cost evaluator; returns per-leaf costs."""
-    from .search import BatchedSearch, UniformEvaluator
+    from .infer.fake import UniformEvaluator
+    from .search import BatchedSearch
 
     params = _core.SearchParams()
     params.leaves_per_game = leaves_per_game

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import _core
 from .infer import factory as infer
-from .search import Evaluator
+from .infer.contract import Evaluator
 
 DEFAULT_VISITS = 100
 

@@ -12,7 +12,7 @@ import popucom
 from popucom.arena.match import CurrentPlayer, make_openings, play_match, read_records, summarize
 from popucom.arena.players import Player, PlayerSpec
 from popucom.arena.ratings import SPRT, colour_ratings, fit_bradley_terry, game_results, gap
-from popucom.search import EvalOutput, TinyEvaluator
+from popucom.infer import EvalOutput, TinyEvaluator
 
 
 def test_arena_detects_a_real_difference() -> None:

@@ -126,6 +126,66 @@ def test_checkpoints_refuse_mismatches(tmp_path) -> None:
     assert not list(tmp_path.glob(".*.tmp"))  # atomic writes leave no temp files
 
 
+def test_losses_are_the_written_out_terms() -> None:
+    """The loss loop over the heads (popucom/train/losses.py) gives, bit for bit, the terms as
+    they were written out one by one before the output spec existed."""
+    import torch.nn.functional as F
+
+    from popucom.data.positions import random_features
+    from popucom.train.losses import losses
+
+    config = preset("tiny")
+    torch.manual_seed(0)
+    net = PopucomNet(config)
+    g = torch.Generator().manual_seed(1)
+    n = 24
+    policy = torch.rand(n, 81, generator=g)
+    batch = {"features": torch.from_numpy(random_features(n, seed=3, komi_range=5)),
+             "policy": policy / policy.sum(-1, keepdim=True), "outcome": torch.randint(0, 3, (n,), generator=g),
+             "score": torch.randn(n, generator=g) * 10, "ownership": torch.rand(n, 81, generator=g) * 2 - 1,
+             "full_search": (torch.rand(n, generator=g) > 0.3).float()}
+    out = net(batch["features"])
+    terms = losses(out, batch, config)
+
+    w = config.loss_weights
+    full = batch["full_search"]
+    denom = full.sum().clamp(min=1.0)
+    log_policy = F.log_softmax(out["policy_logits"].float(), dim=-1)
+    policy_ce = -(batch["policy"] * log_policy).sum(-1)
+    soft_target = batch["policy"].clamp(min=0).pow(0.25)
+    soft_target = soft_target / soft_target.sum(-1, keepdim=True).clamp(min=1e-12)
+    soft = -(soft_target * F.log_softmax(out["soft_policy_logits"].float(), dim=-1)).sum(-1)
+    expected = {
+        "policy": (policy_ce * full).sum() / denom,
+        "soft_policy": (soft * full).sum() / denom,
+        "value": F.cross_entropy(out["wdl_logits"].float(), batch["outcome"]),
+        "score": F.huber_loss(out["score"].float(), batch["score"], delta=w.score_huber_delta),
+        "ownership": F.mse_loss(out["ownership"].float(), batch["ownership"]),
+    }
+    expected["total"] = (w.policy * expected["policy"] + w.soft_policy * expected["soft_policy"]
+                         + w.value * expected["value"] + w.score * expected["score"]
+                         + w.ownership * expected["ownership"])
+    assert list(terms) == list(expected)
+    for key in expected:
+        assert torch.equal(terms[key], expected[key]), key
+    terms["total"].backward()  # and it trains: every head gets a gradient
+    assert all(p.grad is not None for p in net.value_head.parameters())
+
+
+def test_every_head_has_a_loss_kind_a_target_and_a_weight() -> None:
+    import dataclasses
+
+    from popucom.nn import LossWeights
+    from popucom.nn.outputs import HEADS
+    from popucom.train.losses import LOSS_KINDS
+    from popucom.train.window import Batch
+
+    batch_fields = {f.name for f in dataclasses.fields(Batch)}
+    weight_fields = {f.name for f in dataclasses.fields(LossWeights)}
+    for head in HEADS:
+        assert head.loss in LOSS_KINDS and head.target in batch_fields and head.weight in weight_fields, head
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     torch.manual_seed(0)

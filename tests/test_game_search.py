@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from popucom import Position, _core
-from popucom.infer import load_evaluator
-from popucom.search import GameSearch, TinyEvaluator
+from popucom.infer import TinyEvaluator, load_evaluator
+from popucom.search import GameSearch
 
 
 def test_tree_is_kept_across_moves_and_reset_on_a_jump() -> None:

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from popucom.arena.ladder import Ladder, LadderConfig, LadderPoint
-from popucom.search import TinyEvaluator
+from popucom.infer import TinyEvaluator
 
 
 def small_ladder(folder) -> Ladder:

@@ -159,7 +159,7 @@ def test_optimised_forward_matches_eager_reference(attn_res: bool, mhc: bool) ->
                 assert torch.allclose(got[key], value, atol=1e-4, rtol=1e-4), (key, grad)
         # Inference in chunks (the torch evaluator) is the same computation.
         from popucom.infer.torch_backend import TorchEvaluator
-        policy = TorchEvaluator(net, chunk=16).run_all(x.numpy())[0]
+        policy = TorchEvaluator(net, chunk=16).run_all(x.numpy())["policy_logits"]
     assert float((torch.from_numpy(policy) - expected["policy_logits"]).abs().max()) < 1e-4
 
 
@@ -214,3 +214,53 @@ def test_thread_budgets_are_applied(tmp_path) -> None:
         assert onnx.threads == 2 and "2 threads" in onnx.describe()
     finally:
         torch.set_num_threads(previous)
+
+
+# --- the named outputs (popucom/nn/outputs.py) --------------------------------------------------
+
+def test_forward_returns_the_named_heads() -> None:
+    """Model, conv baseline and eager reference return exactly the heads of the spec, in order,
+    with the spec's per-position shapes; the export wrapper returns the deployed outputs."""
+    from popucom.nn.conv_baseline import ConvResNet
+    from popucom.nn.model import ExportWrapper
+    from popucom.nn.outputs import HEAD_NAMES, HEADS, OUTPUTS
+    from popucom.nn.reference import eager_reference
+
+    net = PopucomNet(preset("tiny")).eval()
+    x = features(5)
+    with torch.no_grad():
+        for out in (net(x), eager_reference(net, x), ConvResNet(preset("tiny"), 8, 1).eval()(x)):
+            assert tuple(out) == HEAD_NAMES
+            for head in HEADS:
+                assert out[head.name].shape == (5, *head.shape), head.name
+        deployed = ExportWrapper(net)(x)
+    assert len(deployed) == len(OUTPUTS)
+    for output, tensor in zip(OUTPUTS, deployed):
+        assert tensor.shape == (5, *output.shape), output.name
+    assert torch.allclose(deployed[[o.name for o in OUTPUTS].index("wdl")].sum(-1), torch.ones(5))
+
+
+def test_shipped_model_loads_with_the_named_outputs() -> None:
+    """weights/popucom-small-v1: the ONNX model's output names are the spec's, and the ONNX
+    model and its checkpoint give the same outputs, compared by name."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from popucom.infer.onnx_backend import OnnxEvaluator
+    from popucom.infer.torch_backend import TorchEvaluator
+    from popucom.nn.outputs import OUTPUT_NAMES
+    from popucom.train import load_network
+
+    weights = Path(__file__).resolve().parent.parent / "weights"
+    onnx = OnnxEvaluator(weights / "popucom-small-v1.onnx")
+    assert [o.name for o in onnx.session.get_outputs()] == list(OUTPUT_NAMES)
+    torch_eval = TorchEvaluator(load_network(weights / "popucom-small-v1.pt")[0], threads=1)
+    x = random_features(16, seed=7, komi_range=5)
+    got, expected = onnx.run_all(x), torch_eval.run_all(x)
+    assert tuple(got) == tuple(expected) == OUTPUT_NAMES
+    for name in OUTPUT_NAMES:
+        assert np.abs(got[name] - expected[name]).max() < 1e-3, name
+    for a, b, name in zip(onnx(x), torch_eval(x), ("policy_logits", "wdl", "score")):
+        np.testing.assert_array_equal(a, got[name])
+        assert np.abs(a - b).max() < 1e-3

@@ -13,10 +13,10 @@ import pytest
 
 import popucom
 from popucom.data import read_shard
+from popucom.infer import TinyEvaluator
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import PipelineConfig, pipeline_preset
 from popucom.pipeline.run import RunDir
-from popucom.search import TinyEvaluator
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
 
 

@@ -8,7 +8,8 @@ import pytest
 
 import popucom
 from popucom import Color, Position, _core
-from popucom.search import BatchedSearch, EvalOutput, TinyEvaluator, UniformEvaluator, analyze
+from popucom.infer import EvalOutput, TinyEvaluator, UniformEvaluator
+from popucom.search import BatchedSearch, analyze
 
 PLANES = {name: i for i, (name, _) in enumerate(popucom.FEATURE_PLANES)}
 

@@ -6,7 +6,8 @@ import pytest
 
 import popucom
 from popucom import _core
-from popucom.search import BatchedSearch, TinyEvaluator, UniformEvaluator
+from popucom.infer import TinyEvaluator, UniformEvaluator
+from popucom.search import BatchedSearch
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
 
 

@@ -4,8 +4,9 @@ Player specs (the text a user types) are parsed in popucom/player_spec.py."""
 from __future__ import annotations
 
 from .. import _core
+from ..infer.contract import Evaluator
 from ..player_spec import DEFAULT_VISITS, PlayerSpec, load_evaluator
-from ..search import BatchedSearch, Evaluator
+from ..search import BatchedSearch
 
 __all__ = ["DEFAULT_VISITS", "Player", "PlayerSpec", "load_evaluator"]
 

@@ -1,6 +1,18 @@
-"""Inference backends implementing the evaluator contract (popucom.search.evaluator),
-and `load_evaluator`, the one way to get an evaluator from a model file."""
+"""Inference: the evaluator contract (contract.py), the backends implementing it (torch,
+ONNX Runtime, TensorRT; network-free fakes in fake.py), and `load_evaluator`, the one way
+to get an evaluator from a model file."""
 
+from .contract import EvalOutput, Evaluator, check_outputs
 from .factory import MODEL_SUFFIXES, load_evaluator, model_kind
+from .fake import TinyEvaluator, UniformEvaluator
 
-__all__ = ["MODEL_SUFFIXES", "load_evaluator", "model_kind"]
+__all__ = [
+    "MODEL_SUFFIXES",
+    "EvalOutput",
+    "Evaluator",
+    "TinyEvaluator",
+    "UniformEvaluator",
+    "check_outputs",
+    "load_evaluator",
+    "model_kind",
+]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..search.evaluator import Evaluator
+from .contract import Evaluator
 
 BACKENDS = ("auto", "onnx", "torch", "trt")
 ONNX_SUFFIXES = (".onnx",)

@@ -2,7 +2,8 @@
 
 The provider actually in use is checked after the session is created: a
 requested GPU provider that onnxruntime silently dropped is an error, never a
-quiet CPU fallback.
+quiet CPU fallback. Outputs are looked up by name (popucom.nn.outputs.OUTPUTS),
+and their shapes are checked against it when the model is opened.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..nn.export import INPUT_NAME, OUTPUT_NAMES, check_metadata, read_metadata
-from ..search.evaluator import EvalOutput
+from ..nn.export import INPUT_NAME, check_metadata, read_metadata
+from ..nn.outputs import OUTPUT_NAMES, OUTPUTS
+from .contract import EvalOutput
 from .threads import onnx_session_options
 
 PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
@@ -44,21 +46,23 @@ class OnnxEvaluator:
                 [_core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE]:
             raise ValueError(f"{self.path}: input is {[(i.name, i.shape) for i in inputs]}, expected "
                              f"'{INPUT_NAME}' of shape [N, {_core.NUM_FEATURE_PLANES}, 9, 9]")
-        outputs = [o.name for o in self.session.get_outputs()]
-        if outputs != list(OUTPUT_NAMES):
-            raise ValueError(f"{self.path}: outputs are {outputs}, expected {list(OUTPUT_NAMES)}")
+        outputs = {o.name: list(o.shape[1:]) for o in self.session.get_outputs()}
+        expected = {o.name: list(o.shape) for o in OUTPUTS}
+        if outputs != expected:
+            raise ValueError(f"{self.path}: outputs (name: shape per position) are {outputs}, expected {expected}")
         self.feature_version = int(self.metadata["feature_version"])
         self.preset = self.metadata.get("preset", "?")
         self.device = device
         self.calls = 0
 
-    def run_all(self, features: np.ndarray) -> list[np.ndarray]:
+    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+        """Every output of the model, keyed by name (OUTPUT_NAMES)."""
         self.calls += 1
-        return self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: np.ascontiguousarray(features, np.float32)})
+        arrays = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: np.ascontiguousarray(features, np.float32)})
+        return dict(zip(OUTPUT_NAMES, arrays))
 
     def __call__(self, features: np.ndarray) -> EvalOutput:
-        policy, wdl, score, _ = self.run_all(features)
-        return EvalOutput(policy, wdl, score)
+        return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
         return (f"onnxruntime {self.device} ({self.session.get_providers()[0]}, {self.threads} threads), "

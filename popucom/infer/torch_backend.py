@@ -12,7 +12,8 @@ import numpy as np
 import torch
 
 from ..nn.model import ExportWrapper, PopucomNet
-from ..search.evaluator import EvalOutput
+from ..nn.outputs import OUTPUT_NAMES
+from .contract import EvalOutput
 from .threads import set_torch_threads
 
 CPU_CHUNK = 32
@@ -35,8 +36,8 @@ class TorchEvaluator:
         self.calls = 0
 
     @torch.inference_mode()
-    def run_all(self, features: np.ndarray) -> list[np.ndarray]:
-        """All four outputs (policy logits, wdl, score, ownership) as numpy arrays."""
+    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+        """Every output of the deployed model (popucom.nn.outputs.OUTPUTS) as numpy arrays, keyed by name."""
         self.calls += 1
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype,
                                                                             non_blocking=True)
@@ -45,11 +46,10 @@ class TorchEvaluator:
             outputs = [torch.cat(o) for o in zip(*parts)]
         else:
             outputs = self.forward(x)
-        return [o.float().cpu().numpy() for o in outputs]
+        return {name: o.float().cpu().numpy() for name, o in zip(OUTPUT_NAMES, outputs, strict=True)}
 
     def __call__(self, features: np.ndarray) -> EvalOutput:
-        policy, wdl, score, _ = self.run_all(features)
-        return EvalOutput(policy, wdl, score)
+        return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
         mode = "compiled" if self.forward is not self.model else "eager"

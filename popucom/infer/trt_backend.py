@@ -4,22 +4,27 @@ Engines are built from the exported ONNX with one dynamic-batch optimisation
 profile and FP16 (or BF16), and cached on disk under a key made of the model's
 hash, the TensorRT version and the GPU name, so a model change or another GPU
 never reuses a stale engine. Everything here imports lazily: a CPU machine
-never needs tensorrt.
+never needs tensorrt. Output buffers are named and shaped by popucom.nn.outputs.OUTPUTS.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from .. import _core
 from ..fileio import write_bytes_atomic
-from ..nn.export import INPUT_NAME, OUTPUT_NAMES, check_metadata, read_metadata
-from ..search.evaluator import EvalOutput
+from ..nn.export import INPUT_NAME, check_metadata, read_metadata
+from ..nn.outputs import OUTPUT_NAMES, OUTPUTS
+from .contract import EvalOutput
+
+logger = logging.getLogger(__name__)
 
 
 def _require_gpu():
@@ -44,19 +49,21 @@ def engine_cache_path(onnx_path: str | Path, cache_dir: str | Path, precision: s
 
 
 def build_engine(onnx_path: str | Path, cache_dir: str | Path, max_batch: int = 1024, precision: str = "fp16",
-                 workspace_gb: float = 2.0, log=print) -> Path:
-    """Builds (or finds in the cache) the engine for a model; returns the plan's path."""
+                 workspace_gb: float = 2.0, log: Callable[[str], None] | None = None) -> Path:
+    """Builds (or finds in the cache) the engine for a model; returns the plan's path.
+    The notice of a build goes to `log` if given, else to this module's logger."""
     trt, _ = _require_gpu()
     check_metadata(read_metadata(onnx_path), onnx_path)
     plan = engine_cache_path(onnx_path, cache_dir, precision, max_batch)
     if plan.exists():
         return plan
-    log(f"building TensorRT engine for {Path(onnx_path).name} ({precision}, batch 1..{max_batch}); "
-        "this takes a minute or two and is cached")
-    logger = trt.Logger(trt.Logger.WARNING)
-    builder = trt.Builder(logger)
+    notice = log or logger.info
+    notice(f"building TensorRT engine for {Path(onnx_path).name} ({precision}, batch 1..{max_batch}); "
+           "this takes a minute or two and is cached")
+    trt_logger = trt.Logger(trt.Logger.WARNING)
+    builder = trt.Builder(trt_logger)
     network = builder.create_network(0)
-    parser = trt.OnnxParser(network, logger)
+    parser = trt.OnnxParser(network, trt_logger)
     if not parser.parse(Path(onnx_path).read_bytes()):
         errors = "; ".join(str(parser.get_error(i)) for i in range(parser.num_errors))
         raise RuntimeError(f"TensorRT cannot parse {onnx_path}: {errors}")
@@ -100,7 +107,8 @@ def read_plan_metadata(plan: str | Path) -> dict[str, str]:
 
 class TensorRTEvaluator:
     def __init__(self, onnx_path: str | Path | None, cache_dir: str | Path | None = None, max_batch: int = 1024,
-                 precision: str = "fp16", log=print, plan: str | Path | None = None) -> None:
+                 precision: str = "fp16", log: Callable[[str], None] | None = None,
+                 plan: str | Path | None = None) -> None:
         """From an ONNX model (its engine built or found in cache_dir), or from a built `plan`
         (onnx_path None; the plan's metadata sidecar says what it is)."""
         trt, torch = _require_gpu()
@@ -141,13 +149,13 @@ class TensorRTEvaluator:
             self.context.set_input_shape(INPUT_NAME, tuple(x.shape))
             self.context.set_tensor_address(INPUT_NAME, x.data_ptr())
             outputs = {}
-            for name, shape in zip(OUTPUT_NAMES, [(n, 81), (n, 3), (n,), (n, 81)]):
-                outputs[name] = torch.empty(shape, dtype=torch.float32, device=self.device)
-                self.context.set_tensor_address(name, outputs[name].data_ptr())
+            for o in OUTPUTS:
+                outputs[o.name] = torch.empty((n, *o.shape), dtype=torch.float32, device=self.device)
+                self.context.set_tensor_address(o.name, outputs[o.name].data_ptr())
             if not self.context.execute_async_v3(self.stream.cuda_stream):
                 raise RuntimeError("TensorRT execution failed")
             self.stream.synchronize()
-        return EvalOutput(*(outputs[name].cpu().numpy() for name in OUTPUT_NAMES[:3]))
+        return EvalOutput.from_outputs({name: outputs[name].cpu().numpy() for name in EvalOutput._fields})
 
     def describe(self) -> str:
         return f"TensorRT on {self.torch.cuda.get_device_name(0)} (engine {self.plan.name})"

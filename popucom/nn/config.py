@@ -14,6 +14,9 @@ from .. import _core
 
 @dataclass(frozen=True)
 class LossWeights:
+    """One weight per head, named by the head's `weight` in outputs.HEADS, plus the loss kinds'
+    options (`<weight>_huber_delta`)."""
+
     policy: float = 1.0
     # KataGo's auxiliary target pi^(1/4). Its cross-entropy is small (a flat target), so
     # KataGo and the reference project weight it 8 to make it count.

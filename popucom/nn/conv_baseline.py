@@ -9,6 +9,7 @@ from torch import nn
 
 from .config import ModelConfig
 from .model import LEGAL_PLANE, MASKED_LOGIT, SCORE_SCALE
+from .outputs import WDL
 
 
 class ResBlock(nn.Module):
@@ -33,11 +34,12 @@ class ConvResNet(nn.Module):
         self.blocks = nn.Sequential(*[ResBlock(channels) for _ in range(blocks)])
         self.cell_head = nn.Conv2d(channels, 3, 1)
         self.value_head = nn.Sequential(nn.Linear(channels, config.head_hidden), nn.GELU(),
-                                        nn.Linear(config.head_hidden, 3))
+                                        nn.Linear(config.head_hidden, len(WDL)))
         self.score_head = nn.Sequential(nn.Linear(channels, config.head_hidden), nn.GELU(),
                                         nn.Linear(config.head_hidden, 1))
 
     def forward(self, features: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The heads of outputs.HEADS, keyed by name, as PopucomNet returns them."""
         h = self.blocks(self.stem(features))
         cells = self.cell_head(h).flatten(2)  # (N, 3, 81)
         illegal = features[:, LEGAL_PLANE].flatten(1) < 0.5

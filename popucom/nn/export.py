@@ -1,4 +1,4 @@
-"""ONNX export with a dynamic batch, named outputs and metadata.
+"""ONNX export with a dynamic batch, named outputs (outputs.OUTPUTS) and metadata.
 
 The metadata (feature version, preset, model config, head layout) lets every
 loader refuse a model that does not fit this build before it plays a move.
@@ -16,11 +16,11 @@ import torch
 from .. import _core
 from ..fileio import write_bytes_atomic
 from .model import ExportWrapper, PopucomNet
+from .outputs import OUTPUT_NAMES
 
 ONNX_FORMAT = "popucom-onnx"
 ONNX_FORMAT_VERSION = 1
 INPUT_NAME = "features"
-OUTPUT_NAMES = ExportWrapper.OUTPUT_NAMES
 OPSET = 18
 
 

@@ -5,9 +5,10 @@ attention residuals (`attn_res`), mHC streams (`mhc`), or both (mHC streams
 carry the state; each sub-layer reads a depth-attention mix of the earlier
 sub-layer outputs and the current stream readout).
 
-Outputs (all from the side to move): policy and soft-policy logits over the
-81 cells with illegal cells masked, win/draw/loss logits, the expected final
-margin in floors, and the final floor ownership in [-1, 1] per cell.
+Outputs (all from the side to move), named in outputs.HEADS: policy and
+soft-policy logits over the cells with illegal cells masked, win/draw/loss
+logits, the expected final margin in floors, and the final floor ownership in
+[-1, 1] per cell.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from torch import nn
 from .. import _core
 from .config import ModelConfig
 from .layers import MLP, DepthMixer, HyperConnection, PoPEAttention, RMSNorm, SubLayer, tracing
+from .outputs import OUTPUTS, WDL
 
 LEGAL_PLANE = [name for name, _ in _core.FEATURE_PLANES].index("legal_moves")
 SCORE_SCALE = 20.0  # the score head predicts margin / SCORE_SCALE
@@ -47,7 +49,7 @@ class PopucomNet(nn.Module):
                       if c.mhc else None)
         self.final_norm = RMSNorm(d)
         self.token_head = nn.Linear(d, 3)  # policy, soft policy, ownership
-        self.value_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, 3))
+        self.value_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, len(WDL)))
         self.score_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, 1))
 
     # --- trunk variants -------------------------------------------------------
@@ -108,6 +110,7 @@ class PopucomNet(nn.Module):
         return self._plain(h0)
 
     def forward(self, features: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The heads of outputs.HEADS, keyed by name, in that order."""
         h = self.final_norm(self.trunk(features))
         per_cell = self.token_head(h)  # (N, 81, 3)
         illegal = features[:, LEGAL_PLANE].flatten(1) < 0.5
@@ -141,10 +144,12 @@ class PopucomNet(nn.Module):
         return float(torch.stack([v.float() for v in values]).max()) if values else 0.0
 
 
-class ExportWrapper(nn.Module):
-    """The deployed interface: (features) -> policy_logits, wdl probabilities, score, ownership."""
+ACTIVATIONS = {None: lambda t: t, "softmax": lambda t: F.softmax(t, dim=-1)}
 
-    OUTPUT_NAMES = ("policy_logits", "wdl", "score", "ownership")
+
+class ExportWrapper(nn.Module):
+    """The deployed interface: (features) -> the tensors of outputs.OUTPUTS, in that order
+    (policy logits, wdl probabilities, score, ownership)."""
 
     def __init__(self, net: PopucomNet) -> None:
         super().__init__()
@@ -152,4 +157,4 @@ class ExportWrapper(nn.Module):
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, ...]:
         out = self.net(features)
-        return out["policy_logits"], F.softmax(out["wdl_logits"], dim=-1), out["score"], out["ownership"]
+        return tuple(ACTIVATIONS[o.activation](out[o.head]) for o in OUTPUTS)

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import _core
+from ..infer.contract import Evaluator
 from .batched import BatchedSearch
-from .evaluator import Evaluator
 
 
 @dataclass

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _core
-from .evaluator import Evaluator, check_outputs
+from ..infer.contract import Evaluator, check_outputs
 
 
 @dataclass

@@ -30,9 +30,9 @@ import time
 from collections.abc import Callable
 
 from .. import _core
+from ..infer.contract import Evaluator, check_outputs
 from .analysis import AnalysisResult, snapshot
 from .batched import BatchedSearch
-from .evaluator import Evaluator, check_outputs
 
 Callback = Callable[[AnalysisResult], None]
 UNLIMITED = 2**31 - 1

@@ -31,7 +31,8 @@ from .. import _core
 from ..data.records import outcome_fields, to_jsonl
 from ..data.shards import FIELDS, concat_samples, samples_from_game, write_shard
 from ..fileio import write_text_atomic
-from ..search import BatchedSearch, Evaluator
+from ..infer.contract import Evaluator
+from ..search import BatchedSearch
 from .komi import KomiSampler
 
 

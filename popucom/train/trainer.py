@@ -1,11 +1,12 @@
-"""The trainer: losses, Muon + AdamW with one lr schedule, metrics,
+"""The trainer: Muon + AdamW with one lr schedule, metrics,
 TensorBoard and exact, atomic checkpoints.
 
 Muon (torch.optim.Muon, adjust_lr_fn="match_rms_adamw") takes the hidden 2D
 matrices (attention q/k/v/out, MLP up/down); AdamW takes everything else
 (embedding, heads, norms, biases, LayerScale gains, PoPE phase biases, depth
 pseudo-queries, mHC maps). Both follow the same lr: linear warm-up, then
-cosine decay to min_lr_ratio at total_steps, then constant.
+cosine decay to min_lr_ratio at total_steps, then constant. The losses, one per
+network head, are in losses.py.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from .. import _core
 from ..nn.config import ModelConfig
 from ..nn.model import PopucomNet
 from .checkpoint_file import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, read_checkpoint, write_checkpoint  # noqa: F401
+from .losses import TARGET_FIELDS, accuracy, losses
 from .window import Batch, ReplayWindow
 
 
@@ -60,32 +61,9 @@ def lr_factor(step: int, config: TrainConfig) -> float:
     return config.min_lr_ratio + (1 - config.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-def losses(out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
-           config: ModelConfig) -> dict[str, torch.Tensor]:
-    """Every loss term (unweighted) and the weighted total."""
-    w = config.loss_weights
-    full = batch["full_search"]
-    denom = full.sum().clamp(min=1.0)
-    log_policy = F.log_softmax(out["policy_logits"].float(), dim=-1)
-    policy = -(batch["policy"] * log_policy).sum(-1)
-    soft_target = batch["policy"].clamp(min=0).pow(0.25)
-    soft_target = soft_target / soft_target.sum(-1, keepdim=True).clamp(min=1e-12)
-    soft = -(soft_target * F.log_softmax(out["soft_policy_logits"].float(), dim=-1)).sum(-1)
-    terms = {
-        "policy": (policy * full).sum() / denom,
-        "soft_policy": (soft * full).sum() / denom,
-        "value": F.cross_entropy(out["wdl_logits"].float(), batch["outcome"]),
-        "score": F.huber_loss(out["score"].float(), batch["score"], delta=w.score_huber_delta),
-        "ownership": F.mse_loss(out["ownership"].float(), batch["ownership"]),
-    }
-    terms["total"] = (w.policy * terms["policy"] + w.soft_policy * terms["soft_policy"] + w.value * terms["value"]
-                      + w.score * terms["score"] + w.ownership * terms["ownership"])
-    return terms
-
-
 def batch_tensors(batch: Batch, device: torch.device) -> dict[str, torch.Tensor]:
     return {name: torch.from_numpy(np.ascontiguousarray(getattr(batch, name))).to(device)
-            for name in ("features", "policy", "outcome", "score", "ownership", "full_search")}
+            for name in ("features", *TARGET_FIELDS)}
 
 
 @dataclass
@@ -159,7 +137,7 @@ class Trainer:
                  device: str | torch.device = "cpu", log_dir: str | Path | None = None,
                  model: torch.nn.Module | None = None) -> None:
         """`model` overrides the PopucomNet built from model_config (the ablation's conv baseline);
-        it must return the same outputs and offer muon_parameters()."""
+        it must return the heads of popucom.nn.outputs.HEADS and offer muon_parameters()."""
         self.model_config = model_config
         self.config = train_config or TrainConfig()
         self.device = torch.device(device)
@@ -302,14 +280,3 @@ class Trainer:
         random.setstate(state["rng"]["python"])
         np.random.set_state(state["rng"]["numpy"])
         return trainer
-
-
-@torch.no_grad()
-def accuracy(out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor]) -> dict[str, float]:
-    full = batch["full_search"] > 0
-    top1 = (out["policy_logits"].argmax(-1) == batch["policy"].argmax(-1)).float()
-    value = (out["wdl_logits"].argmax(-1) == batch["outcome"]).float()
-    return {
-        "policy_top1": float(top1[full].mean()) if full.any() else 0.0,
-        "value_accuracy": float(value.mean()),
-    }

@@ -1,0 +1,95 @@
+"""The training losses: one term per head of popucom.nn.outputs.HEADS, computed by the head's
+loss kind against its batch target and weighted by its LossWeights field.
+
+The terms are returned unweighted under the head's weight name (the metrics' `loss/<name>`),
+with the weighted sum under "total", summed in HEADS order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import torch
+import torch.nn.functional as F
+
+from ..nn.config import LossWeights, ModelConfig
+from ..nn.outputs import HEADS, Head
+
+# A loss kind: (prediction, target, the whole batch, the weights, the head) -> a scalar.
+LossKind = Callable[[torch.Tensor, torch.Tensor, Mapping[str, torch.Tensor], LossWeights, Head], torch.Tensor]
+
+SOFT_POLICY_POWER = 0.25  # KataGo's soft policy target: pi^(1/4), renormalised
+
+
+def _full_search_mean(per_row: torch.Tensor, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """Mean over the rows that had a full search (policy targets of fast searches are not trained on)."""
+    full = batch["full_search"]
+    return (per_row * full).sum() / full.sum().clamp(min=1.0)
+
+
+def _cross_entropy_to(target: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    return -(target * F.log_softmax(logits.float(), dim=-1)).sum(-1)
+
+
+def distribution_ce(pred, target, batch, weights, head) -> torch.Tensor:
+    """Cross-entropy to a target distribution over the last axis, full-search rows only."""
+    return _full_search_mean(_cross_entropy_to(target, pred), batch)
+
+
+def soft_distribution_ce(pred, target, batch, weights, head) -> torch.Tensor:
+    """distribution_ce to the target raised to SOFT_POLICY_POWER and renormalised."""
+    soft = target.clamp(min=0).pow(SOFT_POLICY_POWER)
+    soft = soft / soft.sum(-1, keepdim=True).clamp(min=1e-12)
+    return _full_search_mean(_cross_entropy_to(soft, pred), batch)
+
+
+def class_ce(pred, target, batch, weights, head) -> torch.Tensor:
+    """Cross-entropy of logits to a class index."""
+    return F.cross_entropy(pred.float(), target)
+
+
+def huber(pred, target, batch, weights, head) -> torch.Tensor:
+    """Huber loss of width LossWeights.<weight>_huber_delta."""
+    return F.huber_loss(pred.float(), target, delta=getattr(weights, f"{head.weight}_huber_delta"))
+
+
+def mse(pred, target, batch, weights, head) -> torch.Tensor:
+    return F.mse_loss(pred.float(), target)
+
+
+LOSS_KINDS: dict[str, LossKind] = {
+    "distribution_ce": distribution_ce,
+    "soft_distribution_ce": soft_distribution_ce,
+    "class_ce": class_ce,
+    "huber": huber,
+    "mse": mse,
+}
+
+# The batch fields the losses read: the heads' targets and the full-search row weights.
+TARGET_FIELDS = (*dict.fromkeys(h.target for h in HEADS), "full_search")
+
+
+def losses(out: Mapping[str, torch.Tensor], batch: Mapping[str, torch.Tensor],
+           config: ModelConfig) -> dict[str, torch.Tensor]:
+    """Every loss term (unweighted, keyed by the head's weight name) and the weighted total."""
+    weights = config.loss_weights
+    terms: dict[str, torch.Tensor] = {}
+    total = None
+    for head in HEADS:
+        term = LOSS_KINDS[head.loss](out[head.name], batch[head.target], batch, weights, head)
+        terms[head.weight] = term
+        weighted = getattr(weights, head.weight) * term
+        total = weighted if total is None else total + weighted
+    terms["total"] = total
+    return terms
+
+
+@torch.no_grad()
+def accuracy(out: Mapping[str, torch.Tensor], batch: Mapping[str, torch.Tensor]) -> dict[str, float]:
+    full = batch["full_search"] > 0
+    top1 = (out["policy_logits"].argmax(-1) == batch["policy"].argmax(-1)).float()
+    value = (out["wdl_logits"].argmax(-1) == batch["outcome"]).float()
+    return {
+        "policy_top1": float(top1[full].mean()) if full.any() else 0.0,
+        "value_accuracy": float(value.mean()),
+    }
