@@ -27,8 +27,8 @@ def play_bot_game(bot: _core.Bot, rng: random.Random, random_plies: int, komi: i
         policies.append(bot.last_policy())
         game.play(move)
     n = len(positions)
-    return samples_from_game(positions, np.array(policies).reshape(n, 81), np.ones(n, bool), game.position,
-                             rng.getrandbits(64))
+    return samples_from_game(positions, np.array(policies).reshape(n, _core.NUM_SQUARES), np.ones(n, bool),
+                             game.position, rng.getrandbits(64))
 
 
 def write_bot_games(out_dir: str | Path, games: int, spec: str = "uct:200", games_per_shard: int = 250,

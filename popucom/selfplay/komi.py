@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _core
 from ..fileio import write_text_atomic
 
-MAX_DIFF = 81
+MAX_DIFF = _core.NUM_SQUARES  # the largest floor difference: every square one colour's
 
 
 class KomiSampler:
@@ -31,7 +32,7 @@ class KomiSampler:
         self.warmup_games = warmup_games
         self.warmup_range = warmup_range
         self.floor_weight = floor_weight
-        self.diffs = np.zeros(2 * MAX_DIFF + 1)  # index d + 81
+        self.diffs = np.zeros(2 * MAX_DIFF + 1)  # index d + MAX_DIFF
         self.no_legal_move_wins = np.zeros(2)  # [black, white]
         self.games = 0.0
 
