@@ -39,7 +39,7 @@ def _actor_class(ray):
                 if komi_stats:
                     (tmp / "komi.json").write_bytes(komi_stats)
                 komi = KomiSampler.load(tmp / "komi.json")
-                config = SelfPlayConfig(**selfplay)
+                config = SelfPlayConfig.from_dict(selfplay)
                 stats = run_selfplay(OnnxEvaluator(tmp / "model.onnx", threads=1), config, tmp / "out", "w", games,
                                      komi, None, seed=seed, progress=False)
                 chunks = [((tmp / "out" / f"{name}.pcs").read_bytes(),

@@ -41,6 +41,11 @@ class Iteration:
     seconds: dict[str, float] = field(default_factory=dict)  # stage name -> seconds it took
 
 
+def max_batch(config: PipelineConfig) -> int:
+    """The largest batch self-play sends to the network: every game's leaves at once."""
+    return config.selfplay.concurrent_games * config.selfplay.search_params().leaves_per_game
+
+
 def make_evaluator(config: PipelineConfig, run: RunDir, k: int):
     """Model k on the run's backend, through the one inference entry point (popucom.infer)."""
     from ..infer import load_evaluator
@@ -53,8 +58,7 @@ def make_evaluator(config: PipelineConfig, run: RunDir, k: int):
         raise ValueError(f"unknown backend '{config.backend}' (torch, onnx or trt)")
     check_run_model(config, run.model(k))
     return load_evaluator(run.model(k), backend=config.backend, device=config.device, threads=threads,
-                          engine_cache=run.root / "engines",
-                          max_batch=config.selfplay.concurrent_games * config.selfplay.leaves_per_game)
+                          engine_cache=run.root / "engines", max_batch=max_batch(config))
 
 
 def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) -> dict:
@@ -131,6 +135,5 @@ def stage_engine(it: Iteration) -> dict:
     if config.backend != "trt":
         return {}
     from ..infer.trt_backend import build_engine
-    build_engine(run.model(k + 1), run.root / "engines",
-                 max_batch=config.selfplay.concurrent_games * config.selfplay.leaves_per_game, log=logger.info)
+    build_engine(run.model(k + 1), run.root / "engines", max_batch=max_batch(config), log=logger.info)
     return {}
