@@ -98,10 +98,10 @@ class Engine:
         if visits is not None and visits < 1:
             raise ValueError(f"--visits must be at least 1, got {visits}")
         self.spec = PlayerSpec.parse(player)
-        if visits is not None and self.spec.kind != "bot" and "@" not in player:
+        if visits is not None and self.spec.is_network and "@" not in player:
             # --visits applies to any model player, `best` included (an @visits=N in the spec wins)
             self.spec = PlayerSpec.parse(f"{self.spec.source}@visits={visits}")
-        self.bot = _core.Bot(self.spec.source, seed=0) if self.spec.kind == "bot" else None
+        self.bot = None if self.spec.is_network else _core.Bot(self.spec.source, seed=0)
         self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
         # One tree for the whole game, kept across both sides' moves (and reset by jumps).
         self.search = GameSearch(self.evaluator) if self.evaluator is not None else None
