@@ -14,6 +14,7 @@ Usage: python bench/learning.py [--minutes 60] [--root-search puct|gumbel] [--wa
 import argparse
 import dataclasses
 import json
+import logging
 import os
 import tempfile
 import time
@@ -56,10 +57,12 @@ def main() -> None:
     if args.root_search:
         selfplay = dataclasses.replace(config.selfplay, root_search=args.root_search)
         config = dataclasses.replace(config, selfplay=selfplay)
-    log_file = open(run / "learning.log", "a", buffering=1)
-
-    def log(line: str) -> None:
-        log_file.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+    # The pipeline's and the ladder's progress lines (popucom.* loggers) and ours, timestamped.
+    log_file = logging.FileHandler(run / "learning.log")
+    log_file.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    logging.getLogger("popucom").addHandler(log_file)
+    logging.getLogger("popucom").setLevel(logging.INFO)
+    log = logging.getLogger("popucom.bench.learning").info
 
     budget = args.minutes * 60
     progress_path = run / "learning_progress.jsonl"
@@ -73,14 +76,14 @@ def main() -> None:
 
     warm = None
     if args.warm_start and not history:
-        warm = warm_start(run, config, bot=args.warm_bot, games=args.warm_start, seed=args.seed, log=log)
+        warm = warm_start(run, config, bot=args.warm_bot, games=args.warm_start, seed=args.seed)
     k = history[-1]["iteration"] if history else 0
     if not history:
         history.append({"iteration": 0, "wall_s": spent()[0], "cpu_s": spent()[1], "positions": 0})
         progress_path.write_text(json.dumps(history[-1]) + "\n")
     while (spent()[1] if args.budget == "cpu" else spent()[0]) < budget:
         k += 1
-        run_pipeline(run, config, iterations=k, progress=False, log=log)
+        run_pipeline(run, config, iterations=k, progress=False)
         metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
         positions = sum(m.get("selfplay", {}).get("positions", 0) for m in metrics if m["iteration"] <= k)
         wall, cpu = spent()
@@ -104,7 +107,7 @@ def main() -> None:
         model = run / "checkpoints" / f"iter_{h['iteration']:04d}.pt"
         ladder.play_point(LadderPoint(name, h["iteration"], h["wall_s"] / 3600, h["positions"],
                                       {"cpu_hours": h["cpu_s"] / 3600}),
-                          lambda model=model: load_evaluator(model, threads=args.threads), log=log)
+                          lambda model=model: load_evaluator(model, threads=args.threads))
     ratings = ladder.refit()
     label = args.label or f"{config.selfplay.root_search}{' warm' if warm else ''}"
     ladder.plot(ratings, title=f"learning benchmark: {label}, {args.minutes:g} {args.budget} minutes")

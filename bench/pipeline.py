@@ -23,7 +23,7 @@ def main() -> None:
     run = Path(tempfile.mkdtemp(prefix="popucom-pipeline-bench-"))
     config = pipeline_preset(args.preset, **({"backend": args.backend} if args.backend else {}))
     start = time.perf_counter()
-    run_pipeline(run, config, iterations=1, progress=False, log=lambda line: None)
+    run_pipeline(run, config, iterations=1, progress=False)
     wall = time.perf_counter() - start
     metrics = json.loads((run / "metrics.jsonl").read_text().splitlines()[0])
     sp = metrics["selfplay"]

@@ -41,8 +41,8 @@ def main() -> None:
     checkpoint = trainer.save(tmp / "model.pt")
     onnx_path = export_onnx(net, tmp / "model.onnx")
     config = SelfPlayConfig(concurrent_games=args.concurrent, full_visits=args.full_visits,
-                            fast_visits=args.fast_visits, leaves_per_game=args.leaves_per_game,
-                            games_per_chunk=10_000)
+                            fast_visits=args.fast_visits, games_per_chunk=10_000,
+                            ).with_search(leaves_per_game=args.leaves_per_game)
     for backend in args.backends:
         try:
             model = checkpoint if backend == "torch" else onnx_path

@@ -31,7 +31,28 @@ from ._core import (
     transform_square,
 )
 
-__version__ = "0.1.0"
+
+def _read_version() -> str:
+    """The installed distribution's version (package metadata); in a source tree without
+    metadata, the version in pyproject.toml beside the package."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("popucom")
+    except PackageNotFoundError:
+        pass
+    import re
+    from pathlib import Path
+
+    try:
+        text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    except OSError:
+        return "0+unknown"
+    found = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    return found.group(1) if found else "0+unknown"
+
+
+__version__ = _read_version()
 
 __all__ = [
     "BOARD_SIZE",

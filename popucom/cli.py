@@ -4,12 +4,20 @@ No Python traceback reaches the user for bad input or a failed write: every
 failure ends as `error: ...` on stderr and a non-zero exit status (2 for input the
 command refuses, 1 for anything else, 130 when interrupted); `--debug` (before or
 after the subcommand) also prints the traceback.
+
+Logging is configured here, once: the package's modules log to `logging.getLogger(__name__)`,
+and their INFO lines (the pipeline's progress) are printed on stdout as they are, warnings
+and errors on stderr as `warning: ...` / `error: ...`; `--debug` adds DEBUG lines, named by
+their logger. Progress bars (tqdm) are not logging: they go to stderr, and `--quiet` turns
+them off where a command has it.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import logging
 import os
 import sys
 import traceback
@@ -18,6 +26,67 @@ from pathlib import Path
 from . import _core
 
 DEBUG = False  # set by --debug: show tracebacks
+
+
+class ConsoleHandler(logging.Handler):
+    """The command's log output: INFO and DEBUG on stdout, WARNING and above on stderr. The
+    streams are looked up at each record, so a redirected sys.stdout (pytest's capsys) is used."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            stream = sys.stderr if record.levelno >= logging.WARNING else sys.stdout
+            stream.write(self.format(record) + "\n")
+            stream.flush()
+        except Exception:  # noqa: BLE001 - logging must never end the command
+            self.handleError(record)
+
+
+class ConsoleFormatter(logging.Formatter):
+    def __init__(self, debug: bool) -> None:
+        super().__init__()
+        self.debug = debug
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and self.debug:
+            message += "\n" + self.formatException(record.exc_info)
+        if self.debug:
+            return f"{record.levelname.lower()} {record.name}: {message}"
+        return message if record.levelno < logging.WARNING else f"{record.levelname.lower()}: {message}"
+
+
+def configure_logging(debug: bool) -> None:
+    """Sends the package's log records to the console (see the module docstring); called once
+    per command, and again only replaces its own handler."""
+    package = logging.getLogger("popucom")
+    for handler in [h for h in package.handlers if isinstance(h, ConsoleHandler)]:
+        package.removeHandler(handler)
+    handler = ConsoleHandler()
+    handler.setFormatter(ConsoleFormatter(debug))
+    package.addHandler(handler)
+    package.setLevel(logging.DEBUG if debug else logging.INFO)
+
+
+class PresetNames:
+    """The names of a preset table, read on first use: argparse checks a given --preset against
+    them and --help lists them, while building the parser imports nothing heavy (the tables
+    live beside torch-importing modules)."""
+
+    def __init__(self, module: str, table: str) -> None:
+        self.module, self.table = module, table
+
+    def names(self) -> list[str]:
+        return sorted(getattr(importlib.import_module(self.module), self.table))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self):
+        return iter(self.names())
+
+
+PIPELINE_PRESETS = PresetNames("popucom.pipeline.config", "PIPELINE_PRESETS")
+MODEL_PRESETS = PresetNames("popucom.nn.config", "PRESETS")
 
 
 def describe_error(error: BaseException) -> str:
@@ -223,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("pipeline", help="self-play -> train -> export -> evaluate, forever (resumable)")
     p.add_argument("--run-dir", default="runs/default", help="where everything of the run lives (default runs/default)")
-    p.add_argument("--preset", default="cpu", choices=["cpu", "gpu", "tiny"], help="hardware preset (default cpu)")
+    p.add_argument("--preset", default="cpu", choices=PIPELINE_PRESETS, metavar="PRESET",
+                   help="hardware preset: %(choices)s (default cpu)")
     p.add_argument("--backend", choices=["torch", "onnx", "trt"], help="inference backend (preset default)")
     p.add_argument("--device", choices=["cpu", "cuda"], help="inference device (preset default)")
     p.add_argument("--threads", type=int, default=0, help="inference threads (default: all cores)")
@@ -245,7 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--out", required=True, help="directory for the shards and game records")
     p.add_argument("--prefix", default="selfplay")
-    p.add_argument("--preset", default="cpu", choices=["cpu", "gpu", "tiny"], help="search settings preset")
+    p.add_argument("--preset", default="cpu", choices=PIPELINE_PRESETS, metavar="PRESET",
+                   help="search settings preset: %(choices)s (default cpu)")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--seed", type=int, default=0)
@@ -254,7 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="train (or resume) a checkpoint on a directory of shards")
     p.add_argument("--data", required=True)
     p.add_argument("--checkpoint", required=True, help="resumed if it exists, created otherwise")
-    p.add_argument("--preset", default="small", choices=["tiny", "small", "base"])
+    p.add_argument("--preset", default="small", choices=MODEL_PRESETS, metavar="PRESET",
+                   help="model preset: %(choices)s (default small)")
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3)
@@ -334,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     global DEBUG
     args = build_parser().parse_args(argv)
     DEBUG = bool(getattr(args, "debug", False)) or os.environ.get("POPUCOM_DEBUG", "") not in ("", "0")
+    configure_logging(DEBUG)
     try:
         return args.run(args)
     except KeyboardInterrupt:

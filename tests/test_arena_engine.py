@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import popucom
-from popucom.arena.match import CurrentPlayer, make_openings, play_match, read_records, summarize
+from popucom.arena.match import make_openings, play_match, read_records, summarize
 from popucom.arena.players import Player, PlayerSpec
 from popucom.arena.ratings import SPRT, colour_ratings, fit_bradley_terry, game_results, gap
 from popucom.infer import EvalOutput, TinyEvaluator
@@ -44,6 +44,32 @@ def test_every_opening_is_played_twice_with_colours_swapped() -> None:
     assert s["games"] == 6 and s["a_black"]["wins"] + s["a_black"]["draws"] + s["a_black"]["losses"] == 3
 
 
+class CurrentPlayer:
+    """Which player is stepping its search right now (set by `moving`)."""
+    name: str | None = None
+
+
+def moving(player: Player, black_in_even_games: bool) -> Player:
+    """Wraps the player's search step: the step may only search games where this player is to
+    move (play_match(a, b) gives a Black in the even games), and CurrentPlayer names the player
+    while the step (and so any network call) runs."""
+    step, search = player.driver.step, player.driver.search
+
+    def owned_step() -> int:
+        for g in range(search.num_games):
+            if not search.done(g):
+                mine = popucom.Color.BLACK if (g % 2 == 0) == black_in_even_games else popucom.Color.WHITE
+                assert search.position(g).to_move == mine, f"{player.name} searches game {g} on the other's move"
+        CurrentPlayer.name = player.name
+        try:
+            return step()
+        finally:
+            CurrentPlayer.name = None
+
+    player.driver.step = owned_step
+    return player
+
+
 class Instrumented:
     """An evaluator that fails if it is called while another player is moving."""
 
@@ -63,8 +89,8 @@ class Instrumented:
 def test_each_player_uses_only_its_own_network() -> None:
     a_eval, b_eval = Instrumented("A"), Instrumented("B")
     openings = make_openings(2, 2, seed=6)
-    records = play_match(Player("A", 4, evaluator=a_eval, visits=16), Player("B", 4, evaluator=b_eval, visits=16),
-                         openings)
+    records = play_match(moving(Player("A", 4, evaluator=a_eval, visits=16), black_in_even_games=True),
+                         moving(Player("B", 4, evaluator=b_eval, visits=16), black_in_even_games=False), openings)
     assert len(records) == 4 and a_eval.calls > 0 and b_eval.calls > 0
 
 

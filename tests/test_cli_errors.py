@@ -120,3 +120,37 @@ def test_unwritable_outputs_are_refused_before_work(tmp_path, command: list[str]
     out = popucom(*[c.replace("{bad}", str(tmp_path / "file")) for c in command])
     assert_clean_error(out, "cannot write")
     assert str(tmp_path / "file") in out.stderr
+
+
+def test_log_lines_are_printed_as_they_are(capsys) -> None:
+    """Below the CLI the package logs; the command prints INFO lines on stdout as they are and
+    warnings on stderr, prefixed."""
+    import logging
+
+    from popucom import cli
+
+    package = logging.getLogger("popucom")
+    level = package.level
+    try:
+        cli.configure_logging(debug=False)
+        cli.configure_logging(debug=False)  # configured again: still one line per record
+        logging.getLogger("popucom.pipeline.stages").info("[iter 0] self-play: 12 games")
+        logging.getLogger("popucom.pipeline.metrics").warning("metrics.jsonl:2: not a metrics line; skipped")
+        out, err = capsys.readouterr()
+        assert out == "[iter 0] self-play: 12 games\n"
+        assert err == "warning: metrics.jsonl:2: not a metrics line; skipped\n"
+    finally:
+        for handler in [h for h in package.handlers if isinstance(h, cli.ConsoleHandler)]:
+            package.removeHandler(handler)
+        package.setLevel(level)
+
+
+def test_preset_choices_come_from_the_preset_tables() -> None:
+    from popucom.nn.config import PRESETS
+    from popucom.pipeline.config import PIPELINE_PRESETS
+
+    out = popucom("pipeline", "--preset", "huge")
+    assert out.returncode == 2 and "invalid choice: 'huge'" in out.stderr
+    assert all(repr(name) in out.stderr for name in PIPELINE_PRESETS)
+    out = popucom("train", "--data", "d", "--checkpoint", "c.pt", "--preset", "huge")
+    assert out.returncode == 2 and all(repr(name) in out.stderr for name in PRESETS)

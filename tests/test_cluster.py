@@ -1,11 +1,12 @@
 """--ray-address: self-play on local Ray actors (skips with the reason when Ray is missing or cannot start)."""
 
 import json
+import logging
 
 import pytest
 
 from popucom.pipeline.config import pipeline_preset
-from popucom.pipeline.run import RunDir
+from popucom.pipeline.run_dir import RunDir
 
 
 @pytest.fixture(scope="module")
@@ -19,11 +20,11 @@ def ray_local():
     ray.shutdown()
 
 
-def test_cluster_selfplay_one_iteration(ray_local, tmp_path) -> None:
+def test_cluster_selfplay_one_iteration(ray_local, tmp_path, caplog) -> None:
     from popucom.pipeline.cluster import run_cluster_pipeline
 
-    logs = []
-    run_cluster_pipeline(tmp_path, pipeline_preset("tiny"), 1, "local", workers=2, progress=False, log=logs.append)
+    caplog.set_level(logging.INFO, logger="popucom")
+    run_cluster_pipeline(tmp_path, pipeline_preset("tiny"), 1, "local", workers=2, progress=False)
     run = RunDir(tmp_path)
     assert run.model(1).exists()
     games = [json.loads(line) for f in run.selfplay.glob("iter0000-*.games.jsonl")
@@ -35,7 +36,7 @@ def test_cluster_selfplay_one_iteration(ray_local, tmp_path) -> None:
     selfplay = metrics["selfplay"]
     assert selfplay["positions"] > 0 and selfplay["nn_evals"] > 0 and selfplay["nn_evals_per_s"] > 0
     assert 0 < selfplay["eval_share"] <= 1 and selfplay["positions_per_s"] > 0
-    assert any("Ray" in line for line in logs)
+    assert any("Ray" in line for line in caplog.messages)
 
 
 def test_worker_figures_combine() -> None:

@@ -16,12 +16,11 @@ def small_ladder(folder) -> Ladder:
 
 def test_ladder_points_refit_and_curve(tmp_path) -> None:
     ladder = small_ladder(tmp_path / "ladder")
-    logs = []
-    summary = ladder.play_point(LadderPoint("model_0000", 0, 0.0, 0), TinyEvaluator, log=logs.append)
+    summary = ladder.play_point(LadderPoint("model_0000", 0, 0.0, 0), TinyEvaluator)
     assert set(summary) == {"greedy", "uct:50"} and all(s["games"] == 4 for s in summary.values())
-    ladder.play_point(LadderPoint("model_0001", 1, 0.25, 1000), TinyEvaluator, log=logs.append)
+    ladder.play_point(LadderPoint("model_0001", 1, 0.25, 1000), TinyEvaluator)
     # a point already played is not played again
-    ladder.play_point(LadderPoint("model_0001", 1, 0.25, 1000), lambda: pytest.fail("replayed"), log=logs.append)
+    ladder.play_point(LadderPoint("model_0001", 1, 0.25, 1000), lambda: pytest.fail("replayed"))
     assert [p.model for p in ladder.points()] == ["model_0000", "model_0001"]
     ratings = ladder.refit()
     assert ratings["random"].elo == 0 and ratings["greedy"].elo > 0

@@ -3,6 +3,7 @@ gating that really keeps the previous model, and the ladder stage."""
 
 import dataclasses
 import json
+import logging
 
 import pytest
 
@@ -35,7 +36,7 @@ def selfplay_models(run, iteration: int) -> set[str]:
 def test_gating_keeps_the_previous_model_when_the_new_one_fails(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(ratings.SPRT, "decide", lambda self, scores: "H0")
     config = pipeline_preset("tiny", evaluation=EvalConfig(openings=1, visits=4, gating=True), ladder=None)
-    run_pipeline(tmp_path, config, iterations=2, progress=False, log=lambda line: None)
+    run_pipeline(tmp_path, config, iterations=2, progress=False)
     first = json.loads((tmp_path / "eval" / "iter_0001.json").read_text())
     assert first["accepted"] is False and first["previous"] == "model_0000"
     # iteration 2's self-play still uses model 0, and model 2 is gated against it
@@ -44,7 +45,7 @@ def test_gating_keeps_the_previous_model_when_the_new_one_fails(tmp_path, monkey
 
 
 def test_without_gating_the_newest_model_plays(tmp_path) -> None:
-    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=2, progress=False, log=lambda line: None)
+    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=2, progress=False)
     assert selfplay_models(tmp_path, 1) == {"model_0001"}
     # the ladder stage ran (every_minutes=0 in the tiny preset): points, ratings, curve, metrics
     ladder = tmp_path / "ladder"
@@ -66,14 +67,14 @@ def test_bad_ladder_config_is_refused(bad) -> None:
         LadderConfig(**bad)
 
 
-def test_warm_start_writes_iteration_zero_from_bot_games(tmp_path) -> None:
+def test_warm_start_writes_iteration_zero_from_bot_games(tmp_path, caplog) -> None:
     from popucom.pipeline.config import WarmStartConfig
     from popucom.train.trainer import load_checkpoint
 
     config = pipeline_preset("tiny", ladder=None, warm_start=WarmStartConfig(bot="uct:20", games=6, epochs=1.0))
-    logs = []
-    run_pipeline(tmp_path, config, iterations=1, progress=False, log=logs.append)
-    assert any("warm start" in line for line in logs)
+    caplog.set_level(logging.INFO, logger="popucom")
+    run_pipeline(tmp_path, config, iterations=1, progress=False)
+    assert any("warm start" in line for line in caplog.messages)
     assert json.loads((tmp_path / "warm_start" / "games_done.json").read_text())["games"] == 6
     assert load_checkpoint(tmp_path / "checkpoints" / "iter_0000.pt").step > 0  # trained, not random
     assert PipelineConfig.load(tmp_path / "config.json").warm_start == config.warm_start

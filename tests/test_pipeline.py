@@ -1,6 +1,7 @@
 """End to end: the tiny pipeline, kill-and-resume, self-play details, komi."""
 
 import json
+import logging
 import random
 import signal
 import subprocess
@@ -16,7 +17,7 @@ from popucom.data import read_shard
 from popucom.infer import TinyEvaluator
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import PipelineConfig, pipeline_preset
-from popucom.pipeline.run import RunDir
+from popucom.pipeline.run_dir import RunDir
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
 
 
@@ -27,12 +28,12 @@ def selfplay_games(run: Path, iteration: int) -> list[dict]:
     return games
 
 
-def test_tiny_pipeline_two_iterations(tmp_path) -> None:
-    logs = []
-    assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=logs.append) == 1
+def test_tiny_pipeline_two_iterations(tmp_path, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="popucom")
+    assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False) == 1
     # The second iteration resumes with another backend (allowed: it changes no data).
-    assert run_pipeline(tmp_path, pipeline_preset("tiny", backend="torch"), iterations=2, progress=False,
-                        log=logs.append) == 2
+    assert run_pipeline(tmp_path, pipeline_preset("tiny", backend="torch"), iterations=2, progress=False) == 2
+    logs = caplog.messages  # the progress lines the pipeline logs (and `popucom pipeline` prints)
     assert any("torch cpu" in line for line in logs) and any("onnxruntime cpu" in line for line in logs)
     run = RunDir(tmp_path)
     for k in range(3):
@@ -54,7 +55,7 @@ def test_tiny_pipeline_two_iterations(tmp_path) -> None:
     assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
     assert any("done in" in line for line in logs)
     # Resuming a finished run does nothing new, and a changed config is refused.
-    assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=2, progress=False, log=logs.append) == 2
+    assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=2, progress=False) == 2
     assert len(run.metrics.read_text().splitlines()) == 2
     with pytest.raises(ValueError, match="another configuration"):
         run_pipeline(tmp_path, pipeline_preset("tiny", games_per_iteration=99), iterations=2, progress=False)
@@ -77,7 +78,7 @@ def test_kill_mid_selfplay_and_resume(tmp_path) -> None:
     chunks_before = sorted(p.name for p in (run / "selfplay").glob("iter0000-*.pcs"))
     assert 1 <= len(chunks_before) < 6  # killed mid-stage
     assert not (run / "checkpoints" / "iter_0001.pt").exists()
-    run_pipeline(run, pipeline_preset("tiny", games_per_iteration=36), iterations=1, progress=False, log=lambda s: None)
+    run_pipeline(run, pipeline_preset("tiny", games_per_iteration=36), iterations=1, progress=False)
     games = selfplay_games(run, 0)
     assert len(games) == 36  # complete ...
     ids = np.concatenate([np.asarray(read_shard(p).arrays["game_id"]) for p in (run / "selfplay").glob("*.pcs")])

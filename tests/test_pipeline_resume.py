@@ -2,6 +2,7 @@
 
 import errno
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -15,19 +16,25 @@ from popucom.nn.export import export_onnx
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import pipeline_preset
 from popucom.pipeline.lock import RunLock, RunLockedError
-from popucom.pipeline.run import STAGES, RunDir, append_metrics, check_run_model, read_metrics
+from popucom.pipeline.metrics import append_metrics, read_metrics
+from popucom.pipeline.run import STAGES
+from popucom.pipeline.run_dir import RunDir, check_run_model
 
 KILL_AT = """
-import os, sys
+import logging, os, sys
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import pipeline_preset
 
-def log(line):
-    print(line, flush=True)
-    if sys.argv[2] in line:
-        os._exit(9)  # as abrupt as SIGKILL: no cleanup, no finally
+class KillAt(logging.Handler):
+    def emit(self, record):
+        line = record.getMessage()
+        print(line, flush=True)
+        if sys.argv[2] in line:
+            os._exit(9)  # as abrupt as SIGKILL: no cleanup, no finally
 
-run_pipeline(sys.argv[1], pipeline_preset("tiny"), iterations=1, progress=False, log=log)
+logging.getLogger("popucom").addHandler(KillAt())
+logging.getLogger("popucom").setLevel(logging.INFO)
+run_pipeline(sys.argv[1], pipeline_preset("tiny"), iterations=1, progress=False)
 """
 
 
@@ -37,14 +44,16 @@ def killed_run(run: Path, marker: str) -> None:
     assert proc.returncode == 9, proc.stdout + proc.stderr
 
 
-def test_kill_after_export_resumes_evaluation_and_metrics(tmp_path) -> None:
+def test_kill_after_export_resumes_evaluation_and_metrics(tmp_path, caplog) -> None:
     killed_run(tmp_path, "exported")
     run = RunDir(tmp_path)
     assert run.model(1).exists() and not run.evaluation(1).exists() and not run.metrics.exists()
     record = json.loads(run.stages(1).read_text())["stages"]
     assert set(record) == {"selfplay", "train"}  # export's own record was cut off by the kill
-    logs: list[str] = []
-    assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=logs.append) == 1
+    caplog.set_level(logging.INFO, logger="popucom")
+    caplog.clear()
+    assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False) == 1
+    logs = caplog.messages
     assert run.evaluation(1).exists()
     (line,) = [json.loads(x) for x in run.metrics.read_text().splitlines()]
     assert line["iteration"] == 1
@@ -60,7 +69,7 @@ def test_kill_during_metrics_writes_one_line(tmp_path) -> None:
     killed_run(tmp_path, "done in")  # after the metrics line, before its stage record
     run = RunDir(tmp_path)
     assert len(run.metrics.read_text().splitlines()) == 1
-    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=lambda s: None)
+    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False)
     assert len(run.metrics.read_text().splitlines()) == 1
     assert "metrics" in json.loads(run.stages(1).read_text())["stages"]
 
@@ -75,13 +84,13 @@ def test_a_missing_stage_in_the_middle_is_finished(tmp_path, monkeypatch) -> Non
     stages = [(name, broken if name == "evaluate" else fn) for name, fn in STAGES]
     monkeypatch.setattr(run_module, "STAGES", stages)
     with pytest.raises(RuntimeError, match="evaluation crashed"):
-        run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=lambda s: None)
+        run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False)
     run = RunDir(tmp_path)
     assert set(json.loads(run.stages(1).read_text())["stages"]) == {"selfplay", "train", "export", "engine"}
     assert not run.metrics.exists()
     assert not run.lock.exists()  # released on the way out
     monkeypatch.undo()
-    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=lambda s: None)
+    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False)
     assert run.evaluation(1).exists() and json.loads(run.metrics.read_text())["selfplay"]["games"] == 12
 
 
@@ -89,7 +98,7 @@ def test_second_pipeline_on_a_run_is_refused_and_names_the_holder(tmp_path) -> N
     RunDir(tmp_path)
     with RunLock(tmp_path / "pipeline.lock"):
         with pytest.raises(RunLockedError, match=rf"pid {os.getpid()} on host {socket.gethostname()}, started"):
-            run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=lambda s: None)
+            run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False)
     assert not (tmp_path / "config.json").exists()  # refused before any work
 
 
@@ -112,18 +121,19 @@ def test_model_of_another_preset_is_refused(tmp_path) -> None:
     run = RunDir(tmp_path)
     export_onnx(PopucomNet(preset("tiny", mhc=True)).eval(), run.model(0))
     with pytest.raises(ValueError, match=r"model_0000.onnx is not a model of this run.*\n  mhc: file has True"):
-        run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False, log=lambda s: None)
+        run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False)
     with pytest.raises(ValueError, match="not a model of this run"):
         check_run_model(pipeline_preset("tiny"), run.model(0))
 
 
-def test_bad_metrics_line_is_named_and_skipped(tmp_path) -> None:
+def test_bad_metrics_line_is_named_and_skipped(tmp_path, caplog) -> None:
     run = RunDir(tmp_path)
     run.metrics.write_text('{"iteration": 1}\n{oops\n[1, 2]\n{"iteration": 2')  # last append cut short
     with pytest.raises(ValueError, match=r"metrics.jsonl:2: not a metrics line"):
         read_metrics(run.metrics)
-    warnings: list[str] = []
-    append_metrics(run, {"iteration": 3}, log=warnings.append)
+    caplog.set_level(logging.WARNING, logger="popucom")
+    append_metrics(run, {"iteration": 3})
+    warnings = caplog.messages
     assert any("metrics.jsonl:2:" in w for w in warnings) and any("metrics.jsonl:3:" in w for w in warnings)
     lines = run.metrics.read_text().splitlines()
     assert lines[-1] == '{"iteration": 3}' and lines[-2] == '{"iteration": 2'  # the new line is whole

@@ -16,7 +16,7 @@ from popucom.weights import newest_model, read_sidecar, seed_run, ship, shipped_
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     run = tmp_path_factory.mktemp("run")
-    run_pipeline(run, pipeline_preset("tiny", ladder=None), iterations=1, progress=False, log=lambda line: None)
+    run_pipeline(run, pipeline_preset("tiny", ladder=None), iterations=1, progress=False)
     return run
 
 
@@ -41,7 +41,7 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     new_run = tmp_path / "next"
     config = PipelineConfig.from_dict(seed_run(new_run, weights / "popucom-tiny-v2.pt"))
     assert json.loads((new_run / "komi_stats.json").read_text())["games"] > 0
-    run_pipeline(new_run, config, iterations=1, progress=False, log=lambda line: None)
+    run_pipeline(new_run, config, iterations=1, progress=False)
     from popucom.train.trainer import load_checkpoint
 
     shipped_step = load_checkpoint(weights / "popucom-tiny-v2.pt").step

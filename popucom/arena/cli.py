@@ -104,13 +104,13 @@ def run_arena(args: argparse.Namespace) -> int:
     if anchor not in {s.name for s in specs} and not args.refit:
         raise ValueError(f"anchor '{anchor}' is not one of the players")
     threads = args.threads or os.cpu_count() or 1
-    evaluators = {s.name: load_evaluator(s, args.device, threads) for s in specs if s.kind != "bot"}
+    evaluators = {s.name: load_evaluator(s, args.device, threads) for s in specs if s.is_network}
     for name, ev in evaluators.items():
         print(f"{name}: {getattr(ev, 'describe', lambda: '')()}")
     openings = make_openings(args.openings, args.opening_plies, args.seed)
 
     def player(spec: PlayerSpec, games: int, seed: int) -> Player:
-        if spec.kind == "bot":
+        if not spec.is_network:
             return Player(spec.name, games, bot=spec.source, seed=seed)
         return Player(spec.name, games, evaluator=evaluators[spec.name], visits=spec.visits, seed=seed)
 

@@ -19,6 +19,7 @@ Layout of a ladder folder (`<run>/ladder/`):
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -29,7 +30,7 @@ from .match import GameRecord, make_openings, play_match, read_records, records_
 from .players import Player
 from .ratings import Rating, fit_bradley_terry, game_results
 
-Log = Callable[[str], None]
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class Ladder:
         return make_openings(self.config.games // 2, self.config.opening_plies, self.config.seed)
 
     # --- playing ------------------------------------------------------------------
-    def calibrate(self, progress: bool = False, log: Log = print) -> None:
+    def calibrate(self, progress: bool = False) -> None:
         path = self.folder / "calibration.games.jsonl"
         if path.exists():
             return
@@ -104,16 +105,16 @@ class Ladder:
             records += play_match(Player(a, n, bot=a, seed=k), Player(b, n, bot=b, seed=k + 100), openings,
                                   progress=progress, desc=f"ladder calibration {a} vs {b}")
         write_text_atomic(path, records_jsonl(records))
-        log(f"ladder: calibration, {len(records)} bot games in {time.perf_counter() - started:.0f} s")
+        logger.info(f"ladder: calibration, {len(records)} bot games in {time.perf_counter() - started:.0f} s")
 
     def has_point(self, model: str) -> bool:
         return self.games_path(model).exists() and any(p.model == model for p in self.points())
 
-    def play_point(self, point: LadderPoint, evaluator_factory: Callable[[], object], progress: bool = False,
-                   log: Log = print) -> dict[str, dict]:
+    def play_point(self, point: LadderPoint, evaluator_factory: Callable[[], object],
+                   progress: bool = False) -> dict[str, dict]:
         """Plays the model against every opponent and records the point; returns the summaries."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.calibrate(progress, log)
+        self.calibrate(progress)
         name = point.model
         games_path = self.games_path(name)
         if not games_path.exists():
@@ -127,7 +128,7 @@ class Ladder:
                 records += play_match(model, Player(opponent, n, bot=opponent, seed=self.config.seed + k), openings,
                                       progress=progress, desc=f"ladder {name} vs {opponent}")
             write_text_atomic(games_path, records_jsonl(records))
-            log(f"ladder: {name} at {self.config.visits} visits, {len(records)} games in "
+            logger.info(f"ladder: {name} at {self.config.visits} visits, {len(records)} games in "
                 f"{time.perf_counter() - started:.0f} s")
         records = read_records(games_path)
         if not any(p.model == name for p in self.points()):

@@ -65,11 +65,6 @@ def make_openings(count: int, plies: int, seed: int) -> list[list[int]]:
     return openings
 
 
-class CurrentPlayer:
-    """Which player's network may run right now (read by instrumented evaluators in tests)."""
-    name: str | None = None
-
-
 def play_match(a: Player, b: Player, openings: list[list[int]], komi: int = 0, progress: bool = False,
                desc: str = "arena") -> list[GameRecord]:
     """Plays every opening twice (a as Black, then b as Black); returns the game records."""
@@ -113,12 +108,8 @@ def play_match(a: Player, b: Player, openings: list[list[int]], komi: int = 0, p
                     search.set_visit_target(g, player.visits)
                 else:
                     search.set_visit_target(g, 0)
-            CurrentPlayer.name = player.name
-            try:
-                while not all(search.done(g) for g in mine):
-                    player.driver.step()
-            finally:
-                CurrentPlayer.name = None
+            while not all(search.done(g) for g in mine):
+                player.driver.step()
             for g in mine:
                 move = search.choose_move(g, 0.0)
                 games[g].play(move)

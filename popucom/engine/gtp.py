@@ -98,10 +98,10 @@ class Engine:
         if visits is not None and visits < 1:
             raise ValueError(f"--visits must be at least 1, got {visits}")
         self.spec = PlayerSpec.parse(player)
-        if visits is not None and self.spec.kind != "bot" and "@" not in player:
+        if visits is not None and self.spec.is_network and "@" not in player:
             # --visits applies to any model player, `best` included (an @visits=N in the spec wins)
             self.spec = PlayerSpec.parse(f"{self.spec.source}@visits={visits}")
-        self.bot = _core.Bot(self.spec.source, seed=0) if self.spec.kind == "bot" else None
+        self.bot = None if self.spec.is_network else _core.Bot(self.spec.source, seed=0)
         self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
         # One tree for the whole game, kept across both sides' moves (and reset by jumps).
         self.search = GameSearch(self.evaluator) if self.evaluator is not None else None
@@ -117,8 +117,8 @@ class Engine:
             "protocol_version": lambda a: "2",
             "name": lambda a: "popucom",
             "version": lambda a: __version__,
-            "known_command": lambda a: "true" if a and a[0].lower() in self.commands else "false",
-            "list_commands": lambda a: "\n".join(self.commands),
+            "known_command": lambda a: "true" if a and a[0].lower() in self.known_commands() else "false",
+            "list_commands": lambda a: "\n".join(self.known_commands()),
             "quit": self.quit,
             "boardsize": self.boardsize,
             "clear_board": self.clear_board,
@@ -128,10 +128,17 @@ class Engine:
             "undo": self.undo,
             "showboard": lambda a: "\n" + str(self.game),
             "final_score": self.final_score,
-            "popucom-analyze": self.analyze_placeholder,
             "popucom-set-position": self.set_position,
             "popucom-rules": self.rules,
         }
+        # Commands that keep answering after their `=` line, until the next command arrives;
+        # serve() runs them (each returns the event that ends its stream).
+        self.streaming: dict[str, Callable[[str, list[str]], threading.Event]] = {
+            "popucom-analyze": self.start_analysis,
+        }
+
+    def known_commands(self) -> list[str]:
+        return [*self.commands, *self.streaming]
 
     # --- commands ---------------------------------------------------------------
     def quit(self, args: list[str]) -> str:
@@ -219,9 +226,6 @@ class Engine:
         return json.dumps({"board_size": _core.BOARD_SIZE, "moves_per_player": _core.MOVES_PER_PLAYER,
                            "match_length": _core.MATCH_LENGTH, "komi": self.komi, "pass": False,
                            "no_legal_move": "loses", "score": "black floors - white floors + komi"})
-
-    def analyze_placeholder(self, args: list[str]) -> str:
-        raise GtpError("popucom-analyze is handled by the main loop")  # never reached: serve() starts it
 
     # --- streaming analysis ----------------------------------------------------------
     def start_analysis(self, ident: str, args: list[str]) -> threading.Event:
@@ -322,11 +326,11 @@ class Engine:
             if parsed is None:
                 continue
             ident, command, args = parsed
-            if command != "popucom-analyze":
+            if command not in self.streaming:
                 self.respond(ident, command, args)
                 continue
             try:
-                stop = self.start_analysis(ident, args)
+                stop = self.streaming[command](ident, args)
             except GtpError as e:
                 self.write(frame(f"?{ident}", str(e)))
                 continue

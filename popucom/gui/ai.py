@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from .. import _core
-from ..infer import MODEL_SUFFIXES, load_evaluator
+from ..player_spec import PlayerSpec, load_evaluator
 from ..search.analysis import AnalysisResult
 from ..search.game_search import GameSearch
 from ..weights import newest_for_cpu
@@ -42,15 +42,14 @@ class Opponent:
 
 
 def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) -> Opponent:
-    """Raises ValueError (or FileNotFoundError / RuntimeError) saying why `spec` is unusable."""
-    if spec in ("random", "greedy") or spec.startswith("uct:"):
-        bot = _core.Bot(spec)  # validates the spec
-        return Opponent(spec, bot=bot, description=f"bot {spec}")
-    if Path(spec).suffix.lower() not in MODEL_SUFFIXES:
-        raise ValueError(f"unknown opponent '{spec}': want random, greedy, uct:N or a model file "
-                         f"({', '.join(MODEL_SUFFIXES)})")
-    evaluator = load_evaluator(spec, threads=network_threads)
-    describe = getattr(evaluator, "describe", lambda: Path(spec).name)()
+    """A player spec (popucom.player_spec: a bot, `best` or a model file) as the GUI's opponent;
+    the GUI sets the visits itself. Raises ValueError (or FileNotFoundError / RuntimeError)
+    saying why `spec` is unusable."""
+    player = PlayerSpec.parse(spec)
+    if not player.is_network:
+        return Opponent(spec, bot=_core.Bot(player.source), description=f"bot {spec}")
+    evaluator = load_evaluator(player, threads=network_threads)
+    describe = getattr(evaluator, "describe", lambda: Path(player.source).name)()
     return Opponent(spec, search=GameSearch(evaluator, threads=search_threads, cache_mb=64.0),
                     description=describe)
 

@@ -10,6 +10,7 @@ a local run, and updates the adaptive komi statistics from the records.
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 import time
 from dataclasses import asdict
@@ -19,7 +20,10 @@ from pathlib import Path
 from ..fileio import write_bytes_atomic
 from ..selfplay import KomiSampler
 from .config import PipelineConfig
-from .run import RunDir, completed_selfplay, run_pipeline
+from .run import run_pipeline
+from .run_dir import RunDir, completed_selfplay
+
+logger = logging.getLogger(__name__)
 
 
 def _actor_class(ray):
@@ -35,7 +39,7 @@ def _actor_class(ray):
                 if komi_stats:
                     (tmp / "komi.json").write_bytes(komi_stats)
                 komi = KomiSampler.load(tmp / "komi.json")
-                config = SelfPlayConfig(**selfplay)
+                config = SelfPlayConfig.from_dict(selfplay)
                 stats = run_selfplay(OnnxEvaluator(tmp / "model.onnx", threads=1), config, tmp / "out", "w", games,
                                      komi, None, seed=seed, progress=False)
                 chunks = [((tmp / "out" / f"{name}.pcs").read_bytes(),
@@ -45,14 +49,14 @@ def _actor_class(ray):
     return SelfPlayActor
 
 
-def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bool, log, actors, ray) -> dict:
+def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bool, actors, ray) -> dict:
     done, chunk = completed_selfplay(run, k)
     wanted = config.games_per_iteration - done
     if wanted <= 0:
         return {"games": 0, "resumed_games": done}
     if config.backend != "onnx":
         raise ValueError("cluster self-play runs ONNX Runtime on the workers: use --backend onnx")
-    log(f"[iter {k}] self-play: {wanted} games on {len(actors)} Ray actors")
+    logger.info(f"[iter {k}] self-play: {wanted} games on {len(actors)} Ray actors")
     model = ray.put(run.model(k).read_bytes())
     komi_bytes = run.komi.read_bytes() if run.komi.exists() else None
     shares = [wanted // len(actors) + (i < wanted % len(actors)) for i in range(len(actors))]
@@ -100,7 +104,7 @@ def combine_worker_stats(summaries: list[dict], wall_seconds: float) -> dict:
 
 
 def run_cluster_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | None, address: str,
-                         workers: int | None = None, progress: bool = True, log=print) -> int:
+                         workers: int | None = None, progress: bool = True) -> int:
     """Like run_pipeline, with self-play on Ray actors. address "local" starts a local Ray instance."""
     try:
         import ray
@@ -112,8 +116,8 @@ def run_cluster_pipeline(run_dir: str | Path, config: PipelineConfig, iterations
     count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     actor_class = _actor_class(ray)
     actors = [actor_class.remote() for _ in range(count)]
-    log(f"Ray cluster at {address}: {count} self-play actors")
-    return run_pipeline(run_dir, config, iterations, progress, log,
+    logger.info(f"Ray cluster at {address}: {count} self-play actors")
+    return run_pipeline(run_dir, config, iterations, progress,
                         selfplay_stage=partial(ray_selfplay_stage, actors=actors, ray=ray))
 
 

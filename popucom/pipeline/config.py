@@ -84,7 +84,7 @@ class PipelineConfig:
     def from_dict(cls, data: dict) -> PipelineConfig:
         data = dict(data)
         data["model"] = ModelConfig.from_dict(data["model"])
-        data["selfplay"] = SelfPlayConfig(**data["selfplay"])
+        data["selfplay"] = SelfPlayConfig.from_dict(data["selfplay"])
         data["train"] = TrainConfig.from_dict(data["train"])
         data["evaluation"] = EvalConfig(**data["evaluation"])
         if data.get("warm_start") is not None:
@@ -110,7 +110,7 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
     "cpu": PipelineConfig(
         preset="cpu", model=preset("small"),
         selfplay=SelfPlayConfig(concurrent_games=100, full_visits=48, fast_visits=12, full_search_prob=0.25,
-                                leaves_per_game=2, games_per_chunk=50),
+                                games_per_chunk=50),
         train=TrainConfig(batch_size=128, lr=2e-3, warmup_steps=100, total_steps=30_000, window_samples=150_000),
         # Each self-play row is sampled ~5 times (was ~13), and the window starts at 20k rows and
         # grows with the run, so the random network's games leave it within the first hour.
@@ -126,7 +126,7 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
     "gpu": PipelineConfig(
         preset="gpu", model=preset("base"),
         selfplay=SelfPlayConfig(concurrent_games=512, full_visits=400, fast_visits=100, full_search_prob=0.25,
-                                leaves_per_game=2, cache_mb=1024, search_threads=4, games_per_chunk=256),
+                                cache_mb=1024, search_threads=4, games_per_chunk=256),
         train=TrainConfig(batch_size=512, lr=1e-3, warmup_steps=500, total_steps=200_000, window_samples=2_000_000),
         games_per_iteration=4096, steps_per_iteration=2000, replay_ratio=6.0, window_min_samples=250_000,
         min_samples_to_train=20_000,
@@ -137,7 +137,7 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
     "tiny": PipelineConfig(
         preset="tiny", model=preset("tiny"),
         selfplay=SelfPlayConfig(concurrent_games=12, full_visits=12, fast_visits=4, full_search_prob=0.5,
-                                max_random_plies=6, leaves_per_game=2, cache_mb=8, games_per_chunk=6),
+                                max_random_plies=6, cache_mb=8, games_per_chunk=6),
         train=TrainConfig(batch_size=32, lr=3e-3, warmup_steps=5, total_steps=1000, window_samples=20_000),
         games_per_iteration=12, steps_per_iteration=8, min_samples_to_train=10,
         evaluation=EvalConfig(openings=1, visits=4), backend="onnx",

@@ -9,8 +9,8 @@ bot games live in `<run>/warm_start/`, outside the self-play window.
 from __future__ import annotations
 
 import json
+import logging
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from ..data.bot_games import write_bot_games
@@ -19,14 +19,13 @@ from ..nn.export import export_onnx
 from ..train.trainer import Trainer
 from ..train.window import ReplayWindow
 from .config import PipelineConfig
-from .run import RunDir
+from .run_dir import RunDir
 
-Log = Callable[[str], None]
+logger = logging.getLogger(__name__)
 
 
 def warm_start(run_dir: str | Path, config: PipelineConfig, bot: str = "uct:1000", games: int = 400,
-               epochs: float = 2.0, seed: int = 0, threads: int = 1, progress: bool = False,
-               log: Log = print) -> dict:
+               epochs: float = 2.0, seed: int = 0, threads: int = 1, progress: bool = False) -> dict:
     """Plays `games` bot games (on `threads` threads), trains on them `epochs` times over,
     and writes iteration 0. Games already in `<run>/warm_start/` are used as they are."""
     run = RunDir(run_dir)
@@ -45,7 +44,7 @@ def warm_start(run_dir: str | Path, config: PipelineConfig, bot: str = "uct:1000
     window = ReplayWindow(folder, window_samples=10**9, val_fraction=0.0)
     steps = max(1, round(epochs * window.num_samples / config.train.batch_size))
     trainer = Trainer(config.model, config.train)
-    log(f"warm start: {games} {bot} games ({window.num_samples} positions) in {games_s:.0f} s; {steps} steps")
+    logger.info(f"warm start: {games} {bot} games ({window.num_samples} positions) in {games_s:.0f} s; {steps} steps")
     metrics = trainer.train(window, steps, progress=progress)
     trainer.save(run.checkpoint(0))
     export_onnx(trainer.model.eval(), run.model(0), extra_metadata={"iteration": "0", "step": str(trainer.step),

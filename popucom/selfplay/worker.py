@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,29 @@ from ..infer.contract import Evaluator
 from ..search import BatchedSearch
 from .komi import KomiSampler
 
+# Self-play's search settings where they differ from the C++ defaults (_core.SearchParams,
+# whose units are documented in csrc/search/params.h); every other field keeps its default.
+SELFPLAY_SEARCH: dict[str, float | int | bool] = {
+    "forced_playouts_k": 2.0,  # forced playouts at the root of full searches (PUCT root search)
+    "score_utility_weight": 0.1,  # decided positions still rank moves by the margin
+    "leaves_per_game": 2,
+}
+
+
+def _search_params(overrides: dict) -> _core.SearchParams:
+    """SearchParams with `overrides` set on top of the C++ defaults; ValueError naming a bad key or value."""
+    params = _core.SearchParams()
+    for name, value in overrides.items():
+        if name not in _core.SearchParams.fields:
+            raise ValueError(f"self-play search setting {name!r} is not a SearchParams field "
+                             f"({', '.join(_core.SearchParams.fields)})")
+        try:
+            setattr(params, name, value)
+        except TypeError:
+            raise ValueError(f"self-play search setting {name}={value!r}: want a "
+                             f"{type(getattr(params, name)).__name__}") from None
+    return params
+
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
@@ -46,13 +69,9 @@ class SelfPlayConfig:
     temperature_end: float = 0.2
     temperature_half_life: float = 6.0  # plies
     max_random_plies: int = 4
-    forced_playouts_k: float = 2.0
     root_search: str = "puct"  # "puct" (+ noise, forced playouts) or "gumbel"
-    gumbel_actions: int = 16
-    score_utility_weight: float = 0.1  # decided positions still rank moves by the margin
-    c_puct: float = 1.1
-    dirichlet_alpha_total: float = 10.83
-    leaves_per_game: int = 2
+    # Overrides of SearchParams fields (see SELFPLAY_SEARCH); search_params() builds the params.
+    search: dict[str, float | int | bool] = field(default_factory=lambda: dict(SELFPLAY_SEARCH))
     cache_mb: float = 64.0
     search_threads: int = 1
     games_per_chunk: int = 64
@@ -60,6 +79,34 @@ class SelfPlayConfig:
     def __post_init__(self) -> None:
         if self.root_search not in ("puct", "gumbel"):
             raise ValueError(f"root_search must be 'puct' or 'gumbel', not {self.root_search!r}")
+        _search_params(self.search)  # a bad key or value fails here, not in the first game
+
+    def search_params(self) -> _core.SearchParams:
+        """The search settings of self-play: SearchParams' defaults with `search` set on top."""
+        return _search_params(self.search)
+
+    def with_search(self, **overrides: float | int | bool) -> SelfPlayConfig:
+        """This config with more search overrides, e.g. with_search(gumbel_actions=8)."""
+        return replace(self, search={**self.search, **overrides})
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SelfPlayConfig:
+        """A config as to_dict/asdict wrote it. Configs written before `search` held the
+        overrides (every SearchParams field that self-play set was a key of its own, as in
+        weights/popucom-small-v1.run.json) load as the same settings: SELFPLAY_SEARCH updated
+        with those keys, keeping the values that differ from the C++ defaults."""
+        data = dict(data)
+        flat = {name: data.pop(name) for name in _core.SearchParams.fields if name in data}
+        if flat:
+            defaults = _core.SearchParams()
+            search = {**SELFPLAY_SEARCH, **data.get("search", {})}
+            for name, value in flat.items():
+                if getattr(_search_params({name: value}), name) == getattr(defaults, name):
+                    search.pop(name, None)
+                else:
+                    search[name] = value
+            data["search"] = search
+        return cls(**data)
 
 
 @dataclass
@@ -117,19 +164,6 @@ class _GameInProgress:
     policies: list = field(default_factory=list)
 
 
-def search_params(config: SelfPlayConfig) -> _core.SearchParams:
-    """The search settings self-play overrides; the rest are SearchParams' defaults."""
-    params = _core.SearchParams()
-    params.c_puct = config.c_puct
-    params.root_fpu_reduction = 0.0
-    params.forced_playouts_k = config.forced_playouts_k
-    params.dirichlet_alpha_total = config.dirichlet_alpha_total
-    params.score_utility_weight = config.score_utility_weight
-    params.gumbel_actions = config.gumbel_actions
-    params.leaves_per_game = config.leaves_per_game
-    return params
-
-
 class SelfPlayWorker:
     """Plays games in the slots of one BatchedSearch and writes them in chunks
     `{prefix}-{n:05d}.pcs/.games.jsonl` (records first, shard last: the shard commits the chunk)."""
@@ -138,6 +172,7 @@ class SelfPlayWorker:
                  komi: KomiSampler, komi_path: str | Path | None = None, seed: int = 0, first_chunk: int = 0,
                  model_name: str = "") -> None:
         self.config = config
+        self.params = config.search_params()
         self.out_dir = Path(out_dir)
         self.prefix = prefix
         self.games = games
@@ -146,7 +181,7 @@ class SelfPlayWorker:
         self.model_name = model_name
         self.rng = random.Random(seed)
         self.slots = max(1, min(config.concurrent_games, games))
-        self.driver = BatchedSearch(evaluator, self.slots, search_params(config), cache_mb=config.cache_mb,
+        self.driver = BatchedSearch(evaluator, self.slots, self.params, cache_mb=config.cache_mb,
                                     threads=config.search_threads, seed=self.rng.getrandbits(63))
         self.search = self.driver.search
         self.stats = SelfPlayStats(max_batch=self.search.max_batch)
@@ -177,7 +212,7 @@ class SelfPlayWorker:
         state.full = self.rng.random() < config.full_search_prob
         gumbel = config.root_search == "gumbel"
         self.search.set_root_mode(slot, noise=state.full and not gumbel,
-                                  forced_playouts=state.full and not gumbel and config.forced_playouts_k > 0,
+                                  forced_playouts=state.full and not gumbel and self.params.forced_playouts_k > 0,
                                   gumbel=gumbel)
         self.search.set_visit_target(slot, config.full_visits if state.full else config.fast_visits)
 

@@ -1,0 +1,100 @@
+"""The run's figures: metrics.jsonl (one line per finished iteration) and TensorBoard
+scalars, written by the last stage of an iteration from the recorded figures of every
+stage, including those that finished before a kill."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from pathlib import Path
+
+from .run_dir import RunDir
+from .stages import Iteration
+
+logger = logging.getLogger(__name__)
+
+
+def read_metrics(path: Path, skip_bad: bool = False) -> list[dict]:
+    """The lines of metrics.jsonl. A line that is not a JSON object (a hand edit, a kill in the
+    middle of an append) is named by file and line and raises ValueError, or with `skip_bad`
+    is logged as a warning and skipped."""
+    lines = []
+    try:
+        text = path.read_text(errors="replace")
+    except FileNotFoundError:
+        return []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+            if not isinstance(line, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as e:
+            message = f"{path}:{number}: not a metrics line ({e}): {raw[:80]!r}"
+            if not skip_bad:
+                raise ValueError(message) from None
+            logger.warning(f"{message}; skipped")
+            continue
+        lines.append(line)
+    return lines
+
+
+def append_metrics(run: RunDir, line: dict) -> None:
+    """Appends the line of an iteration that has none yet (bad lines already there are skipped)."""
+    if any(existing.get("iteration") == line["iteration"] for existing in read_metrics(run.metrics, skip_bad=True)):
+        return
+    with open(run.metrics, "a+b") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell():
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":  # a kill cut the last append short: keep this line whole
+                f.write(b"\n")
+        f.write((json.dumps(line) + "\n").encode())
+
+
+def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict, ladder: dict) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(run.root / "tb")) as writer:
+        if ladder:
+            for tag, key in (("elo", "elo"), ("elo_low", "low"), ("elo_high", "high")):
+                writer.add_scalar(f"ladder/{tag}", ladder[key], k + 1)
+            # step = seconds of run time, for a curve against wall time
+            writer.add_scalar("ladder/elo_by_hours", ladder["elo"], round(ladder["wall_hours"] * 3600))
+        for key in ("games_per_s", "positions_per_s", "nn_evals_per_s", "mean_batch", "cache_hit_rate",
+                    "eval_share", "fair_komi"):
+            if key in selfplay:
+                writer.add_scalar(f"selfplay/{key}", selfplay[key], k)
+        rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}")
+        if rating:
+            writer.add_scalar("eval/elo_vs_baseline", rating["elo"], k + 1)
+
+
+def stage_metrics(it: Iteration) -> dict:
+    """One metrics.jsonl line and TensorBoard scalars from the recorded figures of every stage,
+    including those that finished before a kill."""
+    config, run, k = it.config, it.run, it.k
+    selfplay = it.results.get("selfplay", {})
+    train = it.results.get("train", {})
+    evaluation = it.results.get("evaluate", {})
+    sec = it.seconds
+    times = {"selfplay_s": sec.get("selfplay", 0.0), "train_s": sec.get("train", 0.0),
+             "export_s": sec.get("export", 0.0) + sec.get("engine", 0.0), "evaluate_s": sec.get("evaluate", 0.0)}
+    line = {"iteration": k + 1, "time": time.time(), "seconds": sum(sec.values()), **times,
+            "selfplay": selfplay, "train": {key: v for key, v in train.items() if isinstance(v, (int, float))},
+            "evaluation": {key: evaluation.get(key) for key in ("vs_previous", "vs_baseline", "accepted")},
+            "ladder": it.results.get("ladder", {})}
+    append_metrics(run, line)
+    log_tensorboard(run, k, selfplay, evaluation, it.results.get("ladder", {}))
+    rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}", {})
+    vs = evaluation.get("vs_previous", {})
+    logger.info(f"[iter {k + 1}] done in {line['seconds']:.0f}s | self-play {selfplay.get('games', 0)} games "
+                f"{selfplay.get('positions_per_s', 0):.0f} pos/s {selfplay.get('nn_evals_per_s', 0):.0f} evals/s "
+                f"(network {selfplay.get('eval_share', 0):.0%}) | loss {train.get('loss/total', float('nan')):.3f} | "
+                f"vs previous +{vs.get('a_wins', 0)}={vs.get('draws', 0)}-{vs.get('b_wins', 0)} | "
+                f"Elo vs {config.evaluation.baseline} {rating.get('elo', 0):+.0f} "
+                f"[{rating.get('low', 0):+.0f}, {rating.get('high', 0):+.0f}]")
+    return {}

@@ -1,0 +1,179 @@
+"""The run directory: where every file of a run lives, the run's saved config, and what
+its files say about the run's progress (self-play chunks written, stages recorded).
+
+    runs/NAME/pipeline.lock            who runs the pipeline now (absent when none)
+    runs/NAME/stages/iter_K.json       the stages of iteration K recorded as finished
+    runs/NAME/config.json              the resolved config (written once)
+    runs/NAME/checkpoints/iter_K.pt    trainer state after K iterations (0 = random init)
+    runs/NAME/checkpoints/iter_K.train.json   that training's figures (written before the .pt)
+    runs/NAME/models/model_K.onnx      the exported network of iteration K
+    runs/NAME/engines/                 TensorRT plans, cached by model hash + version + GPU
+    runs/NAME/selfplay/iterK-C.pcs     training shards of iteration K (chunk C) ...
+    runs/NAME/selfplay/iterK-C.games.jsonl   ... and their game records
+    runs/NAME/eval/iter_K.json         evaluation of model K (+ .games.jsonl)
+    runs/NAME/ladder/                  the strength ladder (popucom/arena/ladder.py)
+    runs/NAME/komi_stats.json          adaptive komi statistics
+    runs/NAME/metrics.jsonl            one line per finished iteration
+    runs/NAME/tb/                      TensorBoard scalars
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from ..data.shards import ShardError, read_shard
+from .config import PipelineConfig
+
+
+class RunDir:
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise ValueError(f"run directory {self.root} is a file, not a directory: choose another --run-dir")
+        try:
+            for sub in ("checkpoints", "models", "selfplay", "eval", "engines", "tb", "stages"):
+                (self.root / sub).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"cannot create run directory {self.root}: {e.strerror or e}") from None
+
+    config = property(lambda self: self.root / "config.json")
+    komi = property(lambda self: self.root / "komi_stats.json")
+    metrics = property(lambda self: self.root / "metrics.jsonl")
+    selfplay = property(lambda self: self.root / "selfplay")
+    lock = property(lambda self: self.root / "pipeline.lock")
+
+    def check_writable(self) -> None:
+        """Fails now, before hours of work, if the run's files cannot be written (read-only
+        directory, full disk, another user's files)."""
+        for sub in ("", "checkpoints", "models", "selfplay", "eval", "stages"):
+            probe = self.root / sub / f".write-probe-{os.getpid()}"
+            try:
+                probe.write_bytes(b"x" * 4096)
+                probe.unlink()
+            except OSError as e:
+                raise ValueError(f"cannot write into {probe.parent}: {e.strerror or e}") from None
+
+    def checkpoint(self, k: int) -> Path:
+        return self.root / "checkpoints" / f"iter_{k:04d}.pt"
+
+    def train_figures(self, k: int) -> Path:
+        return self.root / "checkpoints" / f"iter_{k:04d}.train.json"
+
+    def model(self, k: int) -> Path:
+        return self.root / "models" / f"model_{k:04d}.onnx"
+
+    def evaluation(self, k: int) -> Path:
+        return self.root / "eval" / f"iter_{k:04d}.json"
+
+    def stages(self, k: int) -> Path:
+        """The completion record of iteration k (the one that produces model k)."""
+        return self.root / "stages" / f"iter_{k:04d}.json"
+
+    def latest_model(self) -> int:
+        """The newest iteration whose checkpoint and model both exist (-1 if none)."""
+        k = -1
+        while self.checkpoint(k + 1).exists() and self.model(k + 1).exists():
+            k += 1
+        return k
+
+
+def resolve_config(run: RunDir, requested: PipelineConfig) -> PipelineConfig:
+    """The run's saved config (backend, device and threads may change on resume), or the requested one."""
+    if not run.config.exists():
+        requested.save(run.config)
+        return requested
+    saved = PipelineConfig.load(run.config)
+    changeable = ("backend", "device", "inference_threads")
+    a = {k: v for k, v in saved.to_dict().items() if k not in changeable}
+    b = {k: v for k, v in requested.to_dict().items() if k not in changeable}
+    if a != b:
+        differing = sorted(k for k in a if a[k] != b.get(k))
+        raise ValueError(f"{run.root} was started with another configuration (differs in: {', '.join(differing)}); "
+                         f"use a new --run-dir, or the run's own preset '{saved.preset}'")
+    return replace(saved, **{k: getattr(requested, k) for k in changeable})
+
+
+def check_run_model(config: PipelineConfig, path: Path) -> None:
+    """Refuses an ONNX model that is not a model of this run (another preset, architecture or
+    feature version), e.g. one copied in by hand as model_NNNN.onnx."""
+    from ..nn.config import ModelConfig
+    from ..nn.export import check_metadata, read_metadata
+
+    metadata = read_metadata(path)
+    check_metadata(metadata, path)
+    try:
+        found = ModelConfig.from_dict(json.loads(metadata.get("model_config", ""))).to_dict()
+    except (ValueError, TypeError, KeyError) as e:
+        raise ValueError(f"{path} has no readable model_config metadata ({e}); delete it and the run "
+                         "re-exports it from its checkpoint") from None
+    wanted = config.model.to_dict()
+    diffs = [f"{key}: file has {found.get(key)!r}, run has {wanted.get(key)!r}"
+             for key in sorted(set(found) | set(wanted)) if found.get(key) != wanted.get(key)]
+    if diffs:
+        raise ValueError(f"{path} is not a model of this run (preset {config.model.preset}):\n  " + "\n  ".join(diffs)
+                         + "\ndelete it (the run re-exports it from its checkpoint) or use another --run-dir")
+
+
+def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
+    """(games already written for iteration k, next chunk number). A chunk counts once its
+    shard exists (written after its records); records left without a shard are removed."""
+    games, chunks = 0, 0
+    for shard in sorted(run.selfplay.glob(f"iter{k:04d}-*.pcs")):
+        try:
+            games += int(read_shard(shard).header["meta"]["games"])
+        except (ShardError, KeyError, ValueError, TypeError) as e:
+            raise ShardError(f"self-play chunk {shard} is unreadable ({e}); delete it to replay its games") from e
+        chunks = max(chunks, int(shard.stem.split("-")[-1]) + 1)
+    for records in run.selfplay.glob(f"iter{k:04d}-*.games.jsonl"):
+        if not records.with_name(records.name.replace(".games.jsonl", ".pcs")).exists():
+            records.unlink()  # killed between the two writes: the chunk is replayed
+    return games, chunks
+
+
+def selfplay_rows(run: RunDir, k: int) -> tuple[int, int]:
+    """Training rows written by all self-play so far, and by iteration k's."""
+    total = new = 0
+    for path in run.selfplay.glob("*.pcs"):
+        rows = len(read_shard(path))
+        total += rows
+        new += rows if path.name.startswith(f"iter{k:04d}-") else 0
+    return total, new
+
+
+def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:
+    """The model that plays self-play after k iterations: the newest one, or with gating
+    the newest one that passed its gate (model 0 always has)."""
+    if not config.evaluation.gating:
+        return k
+    for j in range(k, 0, -1):
+        path = run.evaluation(j)
+        if path.exists() and json.loads(path.read_text()).get("accepted", True):
+            return j
+    return 0
+
+
+def read_stage_record(run: RunDir, k: int) -> dict[str, dict]:
+    """Stage name -> {"seconds", "result", "finished"} for the recorded stages of iteration k -> k+1."""
+    path = run.stages(k + 1)
+    try:
+        record = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ValueError(f"stage record {path} is unreadable ({e}); delete it to rerun iteration {k + 1}'s "
+                         "stages (finished outputs are kept)") from None
+    stages = record.get("stages") if isinstance(record, dict) else None
+    if not isinstance(stages, dict):
+        raise ValueError(f"stage record {path} has no 'stages'; delete it to rerun iteration {k + 1}'s stages")
+    return stages
+
+
+def run_wall_hours(run: RunDir, upto: int) -> float:
+    """Wall-clock hours the run's recorded stages took, iterations 1..upto."""
+    seconds = 0.0
+    for k in range(upto):
+        seconds += sum(float(done.get("seconds", 0.0)) for done in read_stage_record(run, k).values())
+    return seconds / 3600

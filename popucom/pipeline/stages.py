@@ -1,0 +1,139 @@
+"""The stages that make model k+1 from model k: self-play, train, export, engine.
+
+A stage takes an Iteration and returns its figures (a JSON-able dict), which the loop
+(run.py) records in stages/iter_K+1.json once the stage has finished. Every stage
+writes its output atomically and first looks for it, so a stage cut short by a kill
+after its output was written but before it was recorded finishes without redoing work.
+The evaluation stages are in stages_eval.py, the metrics stage in metrics.py.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..fileio import write_text_atomic
+from ..selfplay import KomiSampler, run_selfplay
+from ..train.trainer import Trainer
+from ..train.window import ReplayWindow
+from .config import PipelineConfig
+from .run_dir import RunDir, best_model, check_run_model, completed_selfplay, selfplay_rows
+
+logger = logging.getLogger(__name__)
+
+# (config, run, k, progress) -> figures: plays iteration k's self-play games (locally, or on a cluster)
+SelfPlayStage = Callable[[PipelineConfig, RunDir, int, bool], dict]
+
+
+@dataclass
+class Iteration:
+    """What a stage gets: iteration k trains model k+1 from model k's self-play."""
+    config: PipelineConfig
+    run: RunDir
+    k: int
+    progress: bool
+    selfplay_stage: SelfPlayStage
+    results: dict[str, Any] = field(default_factory=dict)  # stage name -> figures of finished stages
+    seconds: dict[str, float] = field(default_factory=dict)  # stage name -> seconds it took
+
+
+def max_batch(config: PipelineConfig) -> int:
+    """The largest batch self-play sends to the network: every game's leaves at once."""
+    return config.selfplay.concurrent_games * config.selfplay.search_params().leaves_per_game
+
+
+def make_evaluator(config: PipelineConfig, run: RunDir, k: int):
+    """Model k on the run's backend, through the one inference entry point (popucom.infer)."""
+    from ..infer import load_evaluator
+
+    threads = config.inference_threads or os.cpu_count() or 1
+    if config.backend == "torch":
+        return load_evaluator(run.checkpoint(k), backend="torch", device=config.device, threads=threads,
+                              expect=config.model)
+    if config.backend not in ("onnx", "trt"):
+        raise ValueError(f"unknown backend '{config.backend}' (torch, onnx or trt)")
+    check_run_model(config, run.model(k))
+    return load_evaluator(run.model(k), backend=config.backend, device=config.device, threads=threads,
+                          engine_cache=run.root / "engines", max_batch=max_batch(config))
+
+
+def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) -> dict:
+    """Iteration k's self-play on this machine, with the best model so far."""
+    done, chunk = completed_selfplay(run, k)
+    wanted = config.games_per_iteration - done
+    if wanted <= 0:
+        return {"games": 0, "resumed_games": done}
+    player = best_model(config, run, k)
+    evaluator = make_evaluator(config, run, player)
+    describe = getattr(evaluator, "describe", lambda: config.backend)()
+    logger.info(f"[iter {k}] self-play: {wanted} games with model_{player:04d} on {describe}"
+                + (f" ({done} already written)" if done else ""))
+    komi = KomiSampler.load(run.komi)
+    stats = run_selfplay(evaluator, config.selfplay, run.selfplay, f"iter{k:04d}", wanted, komi, run.komi,
+                         seed=config.seed * 100_003 + k * 1009 + chunk, first_chunk=chunk,
+                         model_name=f"model_{player:04d}", progress=progress)
+    summary = stats.summary()
+    summary["resumed_games"] = done
+    summary["fair_komi"] = komi.fair_komi()
+    return summary
+
+
+def run_selfplay_stage(it: Iteration) -> dict:
+    return it.selfplay_stage(it.config, it.run, it.k, it.progress)
+
+
+def stage_train(it: Iteration) -> dict:
+    config, run, k = it.config, it.run, it.k
+    target = run.checkpoint(k + 1)
+    if target.exists():
+        # Trained before a kill that came before the stage was recorded: the figures were
+        # written just before the checkpoint.
+        try:
+            return json.loads(run.train_figures(k + 1).read_text())
+        except (OSError, ValueError):
+            return {}
+    trainer = Trainer.resume(run.checkpoint(k), model_config=config.model, train_config=config.train,
+                             device="cuda" if config.device == "cuda" else "cpu", log_dir=run.root / "tb")
+    total_rows, new_rows = selfplay_rows(run, k)
+    window = ReplayWindow(run.selfplay, config.window_size(total_rows), config.train.val_fraction)
+    steps = config.train_steps(new_rows)
+    metrics: dict = {"window_samples": window.num_samples, "new_rows": new_rows, "total_rows": total_rows}
+    if window.num_samples < config.min_samples_to_train:
+        logger.info(f"[iter {k}] train: only {window.num_samples} samples (< {config.min_samples_to_train}); "
+                    "keeping the weights")
+    else:
+        logger.info(f"[iter {k}] train: {steps} steps on a window of {window.num_samples} samples ({new_rows} new)")
+        val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
+        metrics.update(trainer.train(window, steps, progress=it.progress, val_batches=val))
+    metrics["step"] = trainer.step
+    metrics = {key: v for key, v in metrics.items() if isinstance(v, (int, float))}
+    write_text_atomic(run.train_figures(k + 1), json.dumps(metrics))
+    trainer.save(target)
+    return metrics
+
+
+def stage_export(it: Iteration) -> dict:
+    config, run, k = it.config, it.run, it.k
+    if run.model(k + 1).exists():
+        check_run_model(config, run.model(k + 1))
+        return {}
+    from ..nn.export import export_onnx
+    from ..train.trainer import load_network
+
+    net, ckpt = load_network(run.checkpoint(k + 1), expect=config.model)
+    export_onnx(net, run.model(k + 1), extra_metadata={"iteration": str(k + 1), "step": str(ckpt.step)})
+    logger.info(f"[iter {k}] exported {run.model(k + 1).relative_to(run.root)}")
+    return {}
+
+
+def stage_engine(it: Iteration) -> dict:
+    config, run, k = it.config, it.run, it.k
+    if config.backend != "trt":
+        return {}
+    from ..infer.trt_backend import build_engine
+    build_engine(run.model(k + 1), run.root / "engines", max_batch=max_batch(config), log=logger.info)
+    return {}
