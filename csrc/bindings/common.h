@@ -37,6 +37,7 @@ void check_array(const py::array& a, const char* name, const py::dtype& dtype, c
 void bind_game(py::module_& m);
 void bind_features(py::module_& m);
 void bind_search(py::module_& m);
+void bind_nn(py::module_& m);
 
 }  // namespace bindings
 }  // namespace popucom

@@ -216,6 +216,12 @@ class DepthMixer(nn.Module):
         return self.mix_stacked(index, torch.stack(sources), torch.stack(scores))
 
 
+def fused_kernels_apply(streams: torch.Tensor, n: int) -> bool:
+    """The C++ mHC kernels serve inference of contiguous fp32 CPU activations."""
+    return (not torch.is_grad_enabled() and not tracing() and streams.device.type == "cpu"
+            and streams.dtype == torch.float32 and streams.is_contiguous() and n <= _core.MHC_MAX_STREAMS)
+
+
 def sinkhorn(logits: torch.Tensor, iters: int) -> torch.Tensor:
     """Projects (..., n, n) logits to a (nearly) doubly stochastic matrix, in fp32."""
     return sinkhorn_leading(logits.movedim((-2, -1), (0, 1)), iters).movedim((0, 1), (-2, -1))
@@ -274,17 +280,20 @@ class HyperConnection(nn.Module):
         inv_rms = torch.rsqrt(torch.linalg.vector_norm(x32, dim=-1).square() / (n * d) + self.norm.eps)  # (B,)
         # Rows are maps, columns tokens: the maps' elementwise work runs over contiguous rows.
         h = torch.addcmul(bias[:, None], torch.mm(weight, x32.t()), inv_rms)  # (2n + n^2, B)
+        s = streams.view(n_batch * t, n, d)
+        if fused_kernels_apply(streams, n):
+            return self.fused_forward(h.contiguous(), streams, branch)
         h_pre = torch.sigmoid(h[:n]).to(streams.dtype)  # (n, B)
         h_post = 2 * torch.sigmoid(h[n:2 * n]).to(streams.dtype)
         h_res = sinkhorn_leading(h[2 * n:].view(n, n, -1), self.iters).to(streams.dtype)  # (n, n, B)
-        s = streams.view(n_batch * t, n, d)
         if torch.is_grad_enabled():
             read = torch.einsum("kb,bkd->bd", h_pre, s)
             out = branch(read.view(n_batch, t, d)).reshape(n_batch * t, 1, d)
             mixed = torch.einsum("jkb,bkd->bjd", h_res, s)
             return (mixed + h_post.t()[:, :, None] * out).view(n_batch, t, n, d)
-        # Inference: n and n^2 fused multiply-adds over (tokens, d); torch's batched matmul of
-        # 1x4 and 4x4 matrices per token is many times slower.
+        # Inference without the fused kernels (other dtypes, devices): n and n^2 fused
+        # multiply-adds over (tokens, d); torch's batched matmul of 1x4 and 4x4 matrices per
+        # token is many times slower.
         read = h_pre[0, :, None] * s[:, 0]
         for k in range(1, n):
             read.addcmul_(h_pre[k, :, None], s[:, k])
@@ -295,3 +304,15 @@ class HyperConnection(nn.Module):
             for k in range(n):
                 row.addcmul_(h_res[j, k, :, None], s[:, k])
         return mixed.view(n_batch, t, n, d)
+
+    def fused_forward(self, maps: torch.Tensor, streams: torch.Tensor, branch: nn.Module) -> torch.Tensor:
+        """The inference path through the C++ kernels: one pass for the read, one for
+        Sinkhorn and the write, instead of n^2 + 2n + 4 * iters torch operations."""
+        n_batch, t, n, d = streams.shape
+        s = streams.view(n_batch * t, n, d).numpy()
+        read = torch.empty(n_batch, t, d)
+        _core.mhc_read(maps.numpy(), s, read.view(n_batch * t, d).numpy())
+        out = branch(read).reshape(n_batch * t, d).contiguous()
+        mixed = torch.empty_like(streams)
+        _core.mhc_write(maps.numpy(), s, out.numpy(), self.iters, mixed.view(n_batch * t, n, d).numpy())
+        return mixed
