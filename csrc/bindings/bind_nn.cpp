@@ -27,7 +27,9 @@ MhcShape check_mhc(const py::array& maps, const py::array& streams) {
 
 void bind_nn(py::module_& m) {
   m.attr("MHC_MAX_STREAMS") = nn::MAX_STREAMS;
-  m.def("mhc_read", [](const py::array& maps, const py::array& streams, const py::array& read) {
+  m.def(
+      "mhc_read",
+      [](const py::array& maps, const py::array& streams, const py::array& read) {
         const MhcShape s = check_mhc(maps, streams);
         check_array(read, "read", py::dtype::of<float>(), {s.tokens, s.d}, true);
         const float* maps_ptr = static_cast<const float*>(maps.data());
@@ -38,8 +40,10 @@ void bind_nn(py::module_& m) {
       },
       py::arg("maps"), py::arg("streams"), py::arg("read"),
       "read[t] = sum_k sigmoid(maps[k, t]) * streams[t, k] (the mHC read), written into `read` (tokens, d).");
-  m.def("mhc_write", [](const py::array& maps, const py::array& streams, const py::array& branch_out,
-                        int sinkhorn_iters, const py::array& mixed) {
+  m.def(
+      "mhc_write",
+      [](const py::array& maps, const py::array& streams, const py::array& branch_out, int sinkhorn_iters,
+         const py::array& mixed) {
         const MhcShape s = check_mhc(maps, streams);
         check_array(branch_out, "branch_out", py::dtype::of<float>(), {s.tokens, s.d}, false);
         check_array(mixed, "mixed", py::dtype::of<float>(), {s.tokens, s.n, s.d}, true);
