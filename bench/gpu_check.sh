@@ -8,6 +8,6 @@ OUT=${OUT:-/tmp/popucom-gpu}
 mkdir -p "$OUT"
 pip install --quiet -e '.[dev,trt]' onnxruntime-gpu 2>&1 | tail -3
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
-python -m pytest -q tests/test_gpu.py -rs 2>&1 | tee "$OUT/gpu_tests.txt"
+python -m pytest -q tests/infer/test_gpu.py -rs 2>&1 | tee "$OUT/gpu_tests.txt"
 python bench/selfplay.py --preset base --device cuda --backends torch trt --games 256 --concurrent 256 \
   --full-visits 200 --fast-visits 50 2>&1 | grep '^{' | tee "$OUT/selfplay_gpu.jsonl"

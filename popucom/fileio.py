@@ -49,6 +49,20 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     return path
 
 
+def remove_stale_temporaries(root: str | os.PathLike) -> list[Path]:
+    """Deletes the temporary files write_atomic leaves when its process is killed between
+    creating and renaming one. Only for a directory whose writers are known to be gone
+    (a run directory whose lock this process holds). Returns what was removed."""
+    removed = []
+    for tmp in Path(root).rglob(".*.tmp"):
+        try:
+            tmp.unlink()
+            removed.append(tmp)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     return write_atomic(path, lambda f: f.write(data))
 

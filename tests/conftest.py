@@ -1,8 +1,6 @@
-import os
-import sys
-
-# The rules twin and other helpers live beside the tests.
-sys.path.insert(0, os.path.dirname(__file__))
+"""Fixtures shared by the suite. The tests mirror the package layout (tests/search for
+popucom/search, ...); tests/core holds the bindings, CLI, file and native-suite tests and
+tests/game the rules tests with their pure-Python twin."""
 
 import pytest
 

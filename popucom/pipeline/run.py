@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..fileio import write_text_atomic
+from ..fileio import remove_stale_temporaries, write_text_atomic
 from ..train.trainer import Trainer
 from .config import PipelineConfig
 from .lock import RunLock
@@ -114,6 +114,8 @@ def run_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | 
     run = RunDir(run_dir)
     run.check_writable()
     with RunLock(run.lock):
+        for tmp in remove_stale_temporaries(run.root):  # a killed run's half-written files
+            logger.info(f"removed {tmp.relative_to(run.root)}, left by an interrupted write")
         config = resolve_config(run, config)
         if config.backend == "trt" and config.device != "cuda":
             raise ValueError("the TensorRT backend runs on a GPU: use --device cuda")

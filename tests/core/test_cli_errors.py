@@ -14,7 +14,7 @@ CLI = [sys.executable, "-m", "popucom.cli"]
 
 def popucom(*args: str, cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, input=stdin,
-                          cwd=cwd, env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1])))
+                          cwd=cwd, env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2])))
 
 
 def assert_clean_error(out: subprocess.CompletedProcess, message: str) -> None:

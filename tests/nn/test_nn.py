@@ -252,7 +252,7 @@ def test_shipped_model_loads_with_the_named_outputs() -> None:
     from popucom.nn.outputs import OUTPUT_NAMES
     from popucom.train import load_network
 
-    weights = Path(__file__).resolve().parent.parent / "weights"
+    weights = Path(__file__).resolve().parents[2] / "weights"
     onnx = OnnxEvaluator(weights / "popucom-small-v1.onnx")
     assert [o.name for o in onnx.session.get_outputs()] == list(OUTPUT_NAMES)
     torch_eval = TorchEvaluator(load_network(weights / "popucom-small-v1.pt")[0], threads=1)
