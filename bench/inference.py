@@ -8,6 +8,9 @@ Candidates, interleaved round by round so that load from other processes hits al
   torch_fp32     TorchEvaluator (folded weights, SDPA, cached PoPE tables, chunks of 32)
   torch_bf16     the same under CPU bf16 autocast (only where the CPU has bf16 arithmetic)
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
+  onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
+                 activations quantised per call)
+  torch_compiled TorchEvaluator under torch.compile (dynamic shapes); its compile time is reported
 Also: the mHC net's time over the same net without mHC (optimised and reference), batch 32.
 """
 
@@ -57,6 +60,20 @@ def rates(candidates: dict, batches: list[int], repeats: int) -> dict:
     return {name: {str(b): round(b / statistics.median(times[name, b])) for b in batches} for name in candidates}
 
 
+def int8_session(onnx_path: Path, threads: int):
+    """A run function over the dynamically int8-quantised copy of the model."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from popucom.infer.threads import onnx_session_options
+
+    quantized = onnx_path.with_name("model.int8.onnx")
+    quantize_dynamic(str(onnx_path), str(quantized), weight_type=QuantType.QInt8)
+    session = ort.InferenceSession(str(quantized), onnx_session_options(threads), providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+    return lambda x: session.run(None, {name: x})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", default="small")
@@ -76,7 +93,16 @@ def main() -> None:
             return eager_reference(net, torch.from_numpy(x))
 
     candidates = {"reference": reference, "torch_fp32": evaluator.run_all,
-                  "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all}
+                  "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all,
+                  "onnx_int8": int8_session(onnx_path, threads)}
+    compiled = TorchEvaluator(net, threads=threads, compile=True)
+    start = time.perf_counter()
+    for b in args.batches:  # compiles (the first call) and specialises for each batch size
+        compiled.run_all(random_features(b, seed=b, komi_range=5))
+    compile_seconds = time.perf_counter() - start
+    candidates["torch_compiled"] = compiled.run_all
+    int8_error = float(abs(candidates["onnx_int8"](probe := random_features(64, seed=1, komi_range=5))[0]
+                           - evaluator.run_all(probe)["policy_logits"]).max())
     if cpu_has_bf16():
         def bf16(x):
             with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -100,7 +126,8 @@ def main() -> None:
     print(json.dumps({
         "benchmark": "inference", "preset": args.preset, "parameters": net.num_parameters(),
         "threads": threads, "repeats": args.repeats, "evals_per_s": table, "speedup_vs_reference": speedup,
-        "bf16_hardware": cpu_has_bf16(),
+        "bf16_hardware": cpu_has_bf16(), "torch_compile_seconds": round(compile_seconds, 1),
+        "onnx_int8_max_policy_logit_error": round(int8_error, 4),
         "mhc_cost_batch32": {"optimised": round(mhc["no_mhc"]["32"] / mhc["mhc"]["32"], 2),
                              "reference": round(mhc["ref_no_mhc"]["32"] / mhc["ref_mhc"]["32"], 2)},
         "machine": machine_info(),

@@ -89,9 +89,7 @@ def load_evaluator(path: str | Path, backend: str = "auto", device: str = "cpu",
 
 
 def _checkpoint_network(path: Path, expect=None):
-    # The checkpoint file format belongs to training (popucom/train/checkpoint_file.py), so
-    # this is the one place inference reaches into it, lazily: loading an ONNX model or a plan
-    # never imports the training stack.
-    from ..train.trainer import load_network
+    # Lazily: loading an ONNX model or a plan never imports torch.
+    from ..nn.checkpoint import load_network
 
-    return load_network(path, expect=expect)[0]
+    return load_network(path, expect=expect)

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from .. import _core
+from ..nn.checkpoint import network_from_state, read_model_state
+from ..nn.checkpoint_file import write_checkpoint
 from ..nn.config import ModelConfig
 from ..nn.model import PopucomNet
-from .checkpoint_file import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, read_checkpoint, write_checkpoint  # noqa: F401
 from .losses import TARGET_FIELDS, accuracy, losses
 from .window import Batch, ReplayWindow
 
@@ -74,48 +74,21 @@ class Checkpoint:
     state: dict[str, Any]
 
 
-def describe_differences(a: dict, b: dict, prefix: str = "") -> list[str]:
-    diffs = []
-    for key in sorted(set(a) | set(b)):
-        if isinstance(a.get(key), dict) and isinstance(b.get(key), dict):
-            diffs += describe_differences(a[key], b[key], f"{prefix}{key}.")
-        elif a.get(key) != b.get(key):
-            diffs.append(f"{prefix}{key}: checkpoint has {a.get(key)!r}, requested {b.get(key)!r}")
-    return diffs
-
-
 def load_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> Checkpoint:
-    """Reads a checkpoint without running code from it (checkpoint_file.py); raises ValueError if it
+    """Reads a checkpoint without running code from it (nn/checkpoint_file.py); raises ValueError if it
     is unsafe, corrupt, incomplete or its model differs from `expect`."""
-    path = Path(path)
-    state = read_checkpoint(path)
-    for key, kind in (("model_config", dict), ("train_config", dict), ("step", int), ("model", dict)):
-        if not isinstance(state.get(key), kind):
-            raise ValueError(f"checkpoint {path} is incomplete: '{key}' is missing or not a {kind.__name__}")
+    state, model_config = read_model_state(path, expect, required=(("train_config", dict), ("step", int)))
     try:
-        model_config = ModelConfig.from_dict(state["model_config"])
         train_config = TrainConfig.from_dict(state["train_config"])
     except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"checkpoint {path} has a model or train config this build cannot read: {e}") from None
-    if model_config.feature_version != _core.FEATURE_VERSION:
-        raise ValueError(f"checkpoint {path} was trained on feature version {model_config.feature_version}, "
-                         f"this build encodes version {_core.FEATURE_VERSION}")
-    if expect is not None:
-        diffs = describe_differences(model_config.to_dict(), expect.to_dict())
-        if diffs:
-            raise ValueError(f"checkpoint {path} is for a different model:\n  " + "\n  ".join(diffs))
+        raise ValueError(f"checkpoint {path} has a train config this build cannot read: {e}") from None
     return Checkpoint(model_config, train_config, state["step"], state)
 
 
 def load_network(path: str | Path, expect: ModelConfig | None = None) -> tuple[PopucomNet, Checkpoint]:
     """The network of a checkpoint (eval mode) and the checkpoint itself."""
     ckpt = load_checkpoint(path, expect=expect)
-    net = PopucomNet(ckpt.model_config)
-    try:
-        net.load_state_dict(ckpt.state["model"])
-    except RuntimeError as e:  # names or shapes that do not fit the model its config describes
-        raise ValueError(f"checkpoint {path} does not fit its own model config: {e}") from None
-    return net.eval(), ckpt
+    return network_from_state(path, ckpt.state, ckpt.model_config), ckpt
 
 
 def adamw_param_groups(model: torch.nn.Module, params: list[torch.nn.Parameter],

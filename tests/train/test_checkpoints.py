@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from popucom.nn import preset
+from popucom.nn.checkpoint_file import CHECKPOINT_VERSION, read_checkpoint, write_checkpoint
 from popucom.train import TrainConfig, Trainer, load_checkpoint, load_network
-from popucom.train.checkpoint_file import CHECKPOINT_VERSION, read_checkpoint, write_checkpoint
 
 
 class RunsCode:

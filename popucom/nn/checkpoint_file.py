@@ -135,7 +135,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
             raise CheckpointFileError(
                 f"checkpoint {path} holds pickled Python objects, not only tensors and plain data; refused "
                 f"without loading it. It is either a version-1 popucom checkpoint (re-create it, or convert a "
-                f"file you trust with popucom.train.checkpoint_file.upgrade_trusted_checkpoint) or not a "
+                f"file you trust with popucom.nn.checkpoint_file.upgrade_trusted_checkpoint) or not a "
                 f"safe file") from None
         raise CheckpointFileError(f"checkpoint {path} is corrupt or truncated ({e})") from None
     except Exception as e:  # noqa: BLE001 - nothing ran; any failure of the reader means a bad file
