@@ -65,31 +65,47 @@ def main() -> None:
     parser.add_argument("--preset", default="small")
     parser.add_argument("--data", type=Path, help="reuse or write the dataset here")
     parser.add_argument("--only", nargs="*", help="variants to run")
-    parser.add_argument("--inference-only", action="store_true",
-                        help="only measure CPU inference positions/s of each variant (untrained weights)")
+    parser.add_argument(
+        "--inference-only",
+        action="store_true",
+        help="only measure CPU inference positions/s of each variant (untrained weights)",
+    )
     args = parser.parse_args()
     if args.inference_only:
         target = PopucomNet(preset(args.preset, **VARIANTS["attn_res"])).num_parameters()
         for name in args.only or [*VARIANTS, "conv_resnet"]:
             config = preset(args.preset, **VARIANTS.get(name, {}))
             model = conv_matching(config, target) if name == "conv_resnet" else PopucomNet(config)
-            print(json.dumps({"benchmark": "arch_ablation_inference", "variant": name, "preset": args.preset,
-                              "parameters": model.num_parameters(),
-                              "cpu_inference_positions_per_s": round(inference_positions_per_s(model, repeats=9)),
-                              "batch": 256, "threads": torch.get_num_threads(), "machine": machine_info()}),
-                  flush=True)
+            print(
+                json.dumps(
+                    {
+                        "benchmark": "arch_ablation_inference",
+                        "variant": name,
+                        "preset": args.preset,
+                        "parameters": model.num_parameters(),
+                        "cpu_inference_positions_per_s": round(inference_positions_per_s(model, repeats=9)),
+                        "batch": 256,
+                        "threads": torch.get_num_threads(),
+                        "machine": machine_info(),
+                    }
+                ),
+                flush=True,
+            )
         return
 
     data = args.data or Path(tempfile.mkdtemp(prefix="popucom-ablation-"))
     if not list(data.glob("*.pcs")):
         start = time.perf_counter()
         write_bot_games(data, args.games, f"uct:{args.rollouts}", games_per_shard=200, seed=2026)
-        print(f"# dataset: {args.games} uct:{args.rollouts} games in {time.perf_counter() - start:.0f}s -> {data}",
-              file=sys.stderr)
+        print(
+            f"# dataset: {args.games} uct:{args.rollouts} games in {time.perf_counter() - start:.0f}s -> {data}",
+            file=sys.stderr,
+        )
     window = ReplayWindow(data, 10**7)
     val = window.validation_batches(512)
-    train_config = TrainConfig(batch_size=args.batch, lr=2e-3, warmup_steps=max(1, args.steps // 10),
-                               total_steps=args.steps, seed=0)
+    train_config = TrainConfig(
+        batch_size=args.batch, lr=2e-3, warmup_steps=max(1, args.steps // 10), total_steps=args.steps, seed=0
+    )
     transformer_params = None
     names = args.only or [*VARIANTS, "conv_resnet"]
     for name in names:
@@ -98,8 +114,9 @@ def main() -> None:
             model = conv_matching(config, transformer_params or PopucomNet(preset(args.preset)).num_parameters())
         else:
             model = PopucomNet(config)
-            transformer_params = transformer_params or PopucomNet(
-                preset(args.preset, **VARIANTS["attn_res"])).num_parameters()
+            transformer_params = (
+                transformer_params or PopucomNet(preset(args.preset, **VARIANTS["attn_res"])).num_parameters()
+            )
         torch.manual_seed(0)
         trainer = Trainer(config, train_config, model=model)
         trainer.rng = np.random.default_rng(0)  # every variant sees the same batches
@@ -107,25 +124,30 @@ def main() -> None:
         trainer.train(window, args.steps, progress=False)
         train_s = time.perf_counter() - start
         metrics = trainer.evaluate(val)
-        print(json.dumps({
-            "benchmark": "arch_ablation",
-            "variant": name,
-            "preset": args.preset,
-            "parameters": trainer.model.num_parameters(),
-            "steps": args.steps,
-            "batch": args.batch,
-            "train_samples": int(len(window.train_rows)),
-            "val_samples": int(len(window.val_rows)),
-            "val_policy_ce": round(metrics["loss/policy"], 4),
-            "val_value_ce": round(metrics["loss/value"], 4),
-            "val_score_huber": round(metrics["loss/score"], 4),
-            "val_ownership_mse": round(metrics["loss/ownership"], 4),
-            "val_policy_top1": round(metrics["policy_top1"], 4),
-            "val_value_accuracy": round(metrics["value_accuracy"], 4),
-            "train_seconds": round(train_s, 1),
-            "cpu_inference_positions_per_s": round(inference_positions_per_s(trainer.model)),
-            "machine": machine_info(),
-        }), flush=True)
+        print(
+            json.dumps(
+                {
+                    "benchmark": "arch_ablation",
+                    "variant": name,
+                    "preset": args.preset,
+                    "parameters": trainer.model.num_parameters(),
+                    "steps": args.steps,
+                    "batch": args.batch,
+                    "train_samples": int(len(window.train_rows)),
+                    "val_samples": int(len(window.val_rows)),
+                    "val_policy_ce": round(metrics["loss/policy"], 4),
+                    "val_value_ce": round(metrics["loss/value"], 4),
+                    "val_score_huber": round(metrics["loss/score"], 4),
+                    "val_ownership_mse": round(metrics["loss/ownership"], 4),
+                    "val_policy_top1": round(metrics["policy_top1"], 4),
+                    "val_value_accuracy": round(metrics["value_accuracy"], 4),
+                    "train_seconds": round(train_s, 1),
+                    "cpu_inference_positions_per_s": round(inference_positions_per_s(trainer.model)),
+                    "machine": machine_info(),
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

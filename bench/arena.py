@@ -41,14 +41,27 @@ def main() -> None:
     seconds = time.perf_counter() - start
     moves = sum(len(r.moves.split()) - r.opening_plies for r in records)
     evals = a.driver.timings.leaves + b.driver.timings.leaves
-    print(json.dumps({
-        "benchmark": "arena", "preset": args.preset, "visits": args.visits, "games": len(records),
-        "games_per_s": round(len(records) / seconds, 4), "moves_per_s": round(moves / seconds, 2),
-        "nn_evals_per_s": round(evals / seconds), "seconds": round(seconds, 1),
-        "mean_batch": round((a.driver.timings.leaves + b.driver.timings.leaves) /
-                            max(1, a.driver.timings.steps + b.driver.timings.steps), 1),
-        "threads": args.threads, "machine": machine_info(),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "arena",
+                "preset": args.preset,
+                "visits": args.visits,
+                "games": len(records),
+                "games_per_s": round(len(records) / seconds, 4),
+                "moves_per_s": round(moves / seconds, 2),
+                "nn_evals_per_s": round(evals / seconds),
+                "seconds": round(seconds, 1),
+                "mean_batch": round(
+                    (a.driver.timings.leaves + b.driver.timings.leaves)
+                    / max(1, a.driver.timings.steps + b.driver.timings.steps),
+                    1,
+                ),
+                "threads": args.threads,
+                "machine": machine_info(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

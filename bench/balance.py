@@ -47,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     files = sorted((args.run_dir / "selfplay").glob("*.games.jsonl"))
     games = [json.loads(line) for f in files for line in f.read_text().splitlines() if line.strip()]
-    games = games[-args.games:]
+    games = games[-args.games :]
     if not games:
         raise SystemExit(f"no self-play game records under {args.run_dir / 'selfplay'}")
     floors = np.array([g["end"] == "moves_exhausted" for g in games])
@@ -61,16 +61,23 @@ def main() -> None:
         at_zero.append(black_score(diffs[pick], black_nlm[pick], white_nlm[pick], 0))
         komi.append(balancing_komi(diffs[pick], black_nlm[pick], white_nlm[pick]))
     models = sorted({g.get("black", "") for g in games})
-    print(json.dumps({
-        "benchmark": "balance", "run": str(args.run_dir), "games": len(games), "models": [models[0], models[-1]],
-        "black_score_at_komi_0": round(black_score(diffs, black_nlm, white_nlm, 0), 3),
-        "black_score_at_komi_0_95": [round(float(np.percentile(at_zero, q)), 3) for q in (2.5, 97.5)],
-        "balancing_komi": round(balancing_komi(diffs, black_nlm, white_nlm), 2),
-        "balancing_komi_95": [round(float(np.percentile(komi, q)), 2) for q in (2.5, 97.5)],
-        "no_legal_move_share": round(float((~floors).mean()), 3),
-        "mean_raw_diff": round(float(diffs[floors].mean()), 2) if floors.any() else None,
-        "machine": machine_info(),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "balance",
+                "run": str(args.run_dir),
+                "games": len(games),
+                "models": [models[0], models[-1]],
+                "black_score_at_komi_0": round(black_score(diffs, black_nlm, white_nlm, 0), 3),
+                "black_score_at_komi_0_95": [round(float(np.percentile(at_zero, q)), 3) for q in (2.5, 97.5)],
+                "balancing_komi": round(balancing_komi(diffs, black_nlm, white_nlm), 2),
+                "balancing_komi_95": [round(float(np.percentile(komi, q)), 2) for q in (2.5, 97.5)],
+                "no_legal_move_share": round(float((~floors).mean()), 3),
+                "mean_raw_diff": round(float(diffs[floors].mean()), 2) if floors.any() else None,
+                "machine": machine_info(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

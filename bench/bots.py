@@ -28,10 +28,22 @@ def main() -> None:
         seconds = time.perf_counter() - start
         score = sum(r.score_for(strong) for r in records) / len(records)
         rating = gap(game_results(records), strong, weak + "'")
-        print(json.dumps({"benchmark": "bots", "player": strong, "opponent": weak, "games": len(records),
-                          "score": round(score, 4), "elo_gap": round(rating.elo), "elo_95": [round(rating.low),
-                                                                                           round(rating.high)],
-                          "games_per_s": round(len(records) / seconds, 2), "machine": machine_info()}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "benchmark": "bots",
+                    "player": strong,
+                    "opponent": weak,
+                    "games": len(records),
+                    "score": round(score, 4),
+                    "elo_gap": round(rating.elo),
+                    "elo_95": [round(rating.low), round(rating.high)],
+                    "games_per_s": round(len(records) / seconds, 2),
+                    "machine": machine_info(),
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def model_path(workdir: Path) -> Path:
     from popucom.nn.config import preset
     from popucom.nn.export import export_onnx
     from popucom.nn.model import PopucomNet
+
     torch.manual_seed(0)
     return export_onnx(PopucomNet(preset("small")).eval(), workdir / "small-random.onnx")
 
@@ -55,8 +56,12 @@ def time_search(path: Path, visits: int, repeats: int, threads: int) -> dict:
         first.wait()
         first_s.append(time.perf_counter() - start)
         gs.stop()
-    return {"visits": result.visits, "move_s": statistics.median(move_s),
-            "first_update_ms": 1000 * statistics.median(first_s), "visits_per_s": visits / statistics.median(move_s)}
+    return {
+        "visits": result.visits,
+        "move_s": statistics.median(move_s),
+        "first_update_ms": 1000 * statistics.median(first_s),
+        "visits_per_s": visits / statistics.median(move_s),
+    }
 
 
 def screenshot(model: Path, out: Path) -> None:
@@ -100,15 +105,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--visits", type=int, default=800)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=max(1, min(4, os.cpu_count() or 1)),
-                        help="network threads (default: the GUI's, all cores up to 4)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=max(1, min(4, os.cpu_count() or 1)),
+        help="network threads (default: the GUI's, all cores up to 4)",
+    )
     parser.add_argument("--model", type=Path, help="default: the newest shipped model, else a random small one")
     parser.add_argument("--screenshot", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = args.model or model_path(Path(tmp))
-        line = {"bench": "gui_search", "model": path.name, "network_threads": args.threads, "search_threads": 1,
-                **time_search(path, args.visits, args.repeats, args.threads)}
+        line = {
+            "bench": "gui_search",
+            "model": path.name,
+            "network_threads": args.threads,
+            "search_threads": 1,
+            **time_search(path, args.visits, args.repeats, args.threads),
+        }
         if args.screenshot:
             screenshot(path, args.screenshot)
             line["screenshot"] = str(args.screenshot)

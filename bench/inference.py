@@ -92,46 +92,81 @@ def main() -> None:
         with torch.inference_mode():
             return eager_reference(net, torch.from_numpy(x))
 
-    candidates = {"reference": reference, "torch_fp32": evaluator.run_all,
-                  "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all,
-                  "onnx_int8": int8_session(onnx_path, threads)}
+    candidates = {
+        "reference": reference,
+        "torch_fp32": evaluator.run_all,
+        "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all,
+        "onnx_int8": int8_session(onnx_path, threads),
+    }
     compiled = TorchEvaluator(net, threads=threads, compile=True)
     start = time.perf_counter()
     for b in args.batches:  # compiles (the first call) and specialises for each batch size
         compiled.run_all(random_features(b, seed=b, komi_range=5))
     compile_seconds = time.perf_counter() - start
     candidates["torch_compiled"] = compiled.run_all
-    int8_error = float(abs(candidates["onnx_int8"](probe := random_features(64, seed=1, komi_range=5))[0]
-                           - evaluator.run_all(probe)["policy_logits"]).max())
+    int8_error = float(
+        abs(
+            candidates["onnx_int8"](probe := random_features(64, seed=1, komi_range=5))[0]
+            - evaluator.run_all(probe)["policy_logits"]
+        ).max()
+    )
     if cpu_has_bf16():
+
         def bf16(x):
             with torch.autocast("cpu", dtype=torch.bfloat16):
                 return evaluator.run_all(x)
+
         candidates["torch_bf16"] = bf16
     table = rates(candidates, args.batches, args.repeats)
-    speedup = {name: {b: round(v / table["reference"][b], 2) for b, v in row.items()}
-               for name, row in table.items() if name != "reference"}
+    speedup = {
+        name: {b: round(v / table["reference"][b], 2) for b, v in row.items()}
+        for name, row in table.items()
+        if name != "reference"
+    }
 
     # mHC at its cost: the same net with and without it.
     mhc_nets = {m: PopucomNet(preset(args.preset, mhc=m, attn_res=False)).eval() for m in (False, True)}
 
     def timed(m, plain):
         net = mhc_nets[m]
+
         def run(x):
             with torch.inference_mode():
                 return eager_reference(net, torch.from_numpy(x)) if plain else net(torch.from_numpy(x))
+
         return run
-    mhc = rates({f"{'ref_' if plain else ''}{'mhc' if m else 'no_mhc'}": timed(m, plain)
-                 for m in (False, True) for plain in (False, True)}, [32], args.repeats)
-    print(json.dumps({
-        "benchmark": "inference", "preset": args.preset, "parameters": net.num_parameters(),
-        "threads": threads, "repeats": args.repeats, "evals_per_s": table, "speedup_vs_reference": speedup,
-        "bf16_hardware": cpu_has_bf16(), "torch_compile_seconds": round(compile_seconds, 1),
-        "onnx_int8_max_policy_logit_error": round(int8_error, 4),
-        "mhc_cost_batch32": {"optimised": round(mhc["no_mhc"]["32"] / mhc["mhc"]["32"], 2),
-                             "reference": round(mhc["ref_no_mhc"]["32"] / mhc["ref_mhc"]["32"], 2)},
-        "machine": machine_info(),
-    }), flush=True)
+
+    mhc = rates(
+        {
+            f"{'ref_' if plain else ''}{'mhc' if m else 'no_mhc'}": timed(m, plain)
+            for m in (False, True)
+            for plain in (False, True)
+        },
+        [32],
+        args.repeats,
+    )
+    print(
+        json.dumps(
+            {
+                "benchmark": "inference",
+                "preset": args.preset,
+                "parameters": net.num_parameters(),
+                "threads": threads,
+                "repeats": args.repeats,
+                "evals_per_s": table,
+                "speedup_vs_reference": speedup,
+                "bf16_hardware": cpu_has_bf16(),
+                "torch_compile_seconds": round(compile_seconds, 1),
+                "onnx_int8_max_policy_logit_error": round(int8_error, 4),
+                "mhc_cost_batch32": {
+                    "optimised": round(mhc["no_mhc"]["32"] / mhc["mhc"]["32"], 2),
+                    "reference": round(mhc["ref_no_mhc"]["32"] / mhc["ref_mhc"]["32"], 2),
+                },
+                "machine": machine_info(),
+            }
+        ),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -96,8 +96,9 @@ def main() -> None:
     key = "cpu_s" if args.budget == "cpu" else "wall_s"
     targets = [history[-1][key] * (i + 1) / args.points for i in range(args.points)]
     chosen = sorted({0} | {min(history, key=lambda h: abs(h[key] - t))["iteration"] for t in targets})
-    ladder = Ladder(run / "ladder", LadderConfig(visits=args.ladder_visits, games=args.ladder_games,
-                                                 threads=args.threads))
+    ladder = Ladder(
+        run / "ladder", LadderConfig(visits=args.ladder_visits, games=args.ladder_games, threads=args.threads)
+    )
     ladder_start = time.perf_counter()
     for h in history:
         if h["iteration"] not in chosen:
@@ -105,28 +106,52 @@ def main() -> None:
         name = f"model_{h['iteration']:04d}"
         # the checkpoint through the torch backend: ~2x ONNX Runtime's speed at these batch sizes on CPU
         model = run / "checkpoints" / f"iter_{h['iteration']:04d}.pt"
-        ladder.play_point(LadderPoint(name, h["iteration"], h["wall_s"] / 3600, h["positions"],
-                                      {"cpu_hours": h["cpu_s"] / 3600}),
-                          lambda model=model: load_evaluator(model, threads=args.threads))
+        ladder.play_point(
+            LadderPoint(name, h["iteration"], h["wall_s"] / 3600, h["positions"], {"cpu_hours": h["cpu_s"] / 3600}),
+            lambda model=model: load_evaluator(model, threads=args.threads),
+        )
     ratings = ladder.refit()
     label = args.label or f"{config.selfplay.root_search}{' warm' if warm else ''}"
     ladder.plot(ratings, title=f"learning benchmark: {label}, {args.minutes:g} {args.budget} minutes")
     points = []
     for p in ladder.points():
         r = ratings[p.model]
-        points.append({"model": p.model, "iteration": p.iteration, "wall_hours": round(p.wall_hours, 3),
-                       "cpu_hours": round(p.extra.get("cpu_hours", 0.0), 3), "positions": p.positions,
-                       "elo": round(r.elo), "low": round(r.low), "high": round(r.high)})
+        points.append(
+            {
+                "model": p.model,
+                "iteration": p.iteration,
+                "wall_hours": round(p.wall_hours, 3),
+                "cpu_hours": round(p.extra.get("cpu_hours", 0.0), 3),
+                "positions": p.positions,
+                "elo": round(r.elo),
+                "low": round(r.low),
+                "high": round(r.high),
+            }
+        )
     opponents = {name: round(ratings[name].elo) for name in ladder.config.opponents if name in ratings}
-    print(json.dumps({
-        "benchmark": "learning", "label": label, "budget_minutes": args.minutes, "budget_kind": args.budget,
-        "root_search": config.selfplay.root_search, "warm_start": warm, "threads": args.threads,
-        "iterations": history[-1]["iteration"], "positions": history[-1]["positions"],
-        "ladder_visits": args.ladder_visits, "ladder_games_per_opponent": args.ladder_games,
-        "ladder_seconds": round(time.perf_counter() - ladder_start), "opponents_elo": opponents,
-        "points": points, "curve": str(run / "ladder" / "curve.png"), "run_dir": str(run),
-        "machine": machine_info(),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "learning",
+                "label": label,
+                "budget_minutes": args.minutes,
+                "budget_kind": args.budget,
+                "root_search": config.selfplay.root_search,
+                "warm_start": warm,
+                "threads": args.threads,
+                "iterations": history[-1]["iteration"],
+                "positions": history[-1]["positions"],
+                "ladder_visits": args.ladder_visits,
+                "ladder_games_per_opponent": args.ladder_games,
+                "ladder_seconds": round(time.perf_counter() - ladder_start),
+                "opponents_elo": opponents,
+                "points": points,
+                "curve": str(run / "ladder" / "curve.png"),
+                "run_dir": str(run),
+                "machine": machine_info(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -27,14 +27,23 @@ def main() -> None:
     wall = time.perf_counter() - start
     metrics = json.loads((run / "metrics.jsonl").read_text().splitlines()[0])
     sp = metrics["selfplay"]
-    print(json.dumps({
-        "benchmark": "pipeline_first_iteration", "preset": args.preset, "backend": config.backend,
-        "wall_seconds": round(wall, 1), **{k: round(metrics[k], 1) for k in
-                                           ("selfplay_s", "train_s", "export_s", "evaluate_s")},
-        "selfplay_games": sp["games"], "nn_evals_per_s": round(sp["nn_evals_per_s"]),
-        "network_share": round(sp["eval_share"], 4), "training_steps": metrics["train"].get("step"),
-        "vs_initial_model": metrics["evaluation"]["vs_previous"], "machine": machine_info(),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "pipeline_first_iteration",
+                "preset": args.preset,
+                "backend": config.backend,
+                "wall_seconds": round(wall, 1),
+                **{k: round(metrics[k], 1) for k in ("selfplay_s", "train_s", "export_s", "evaluate_s")},
+                "selfplay_games": sp["games"],
+                "nn_evals_per_s": round(sp["nn_evals_per_s"]),
+                "network_share": round(sp["eval_share"], 4),
+                "training_steps": metrics["train"].get("step"),
+                "vs_initial_model": metrics["evaluation"]["vs_previous"],
+                "machine": machine_info(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -40,31 +40,55 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="popucom-bench-"))
     checkpoint = trainer.save(tmp / "model.pt")
     onnx_path = export_onnx(net, tmp / "model.onnx")
-    config = SelfPlayConfig(concurrent_games=args.concurrent, full_visits=args.full_visits,
-                            fast_visits=args.fast_visits, games_per_chunk=10_000,
-                            ).with_search(leaves_per_game=args.leaves_per_game)
+    config = SelfPlayConfig(
+        concurrent_games=args.concurrent,
+        full_visits=args.full_visits,
+        fast_visits=args.fast_visits,
+        games_per_chunk=10_000,
+    ).with_search(leaves_per_game=args.leaves_per_game)
     for backend in args.backends:
         try:
             model = checkpoint if backend == "torch" else onnx_path
-            evaluator = load_evaluator(model, backend=backend, device=args.device, threads=args.threads,
-                                       engine_cache=tmp / "engines", max_batch=4096)
+            evaluator = load_evaluator(
+                model,
+                backend=backend,
+                device=args.device,
+                threads=args.threads,
+                engine_cache=tmp / "engines",
+                max_batch=4096,
+            )
         except (RuntimeError, ImportError, ValueError) as e:
             print(json.dumps({"benchmark": "selfplay", "backend": backend, "skipped": str(e)}), flush=True)
             continue
-        stats = run_selfplay(evaluator, config, tmp / backend, "bench", args.games, KomiSampler(), progress=False,
-                             seed=1)
+        stats = run_selfplay(
+            evaluator, config, tmp / backend, "bench", args.games, KomiSampler(), progress=False, seed=1
+        )
         s = stats.summary()
-        print(json.dumps({
-            "benchmark": "selfplay", "backend": backend, "device": args.device, "preset": args.preset,
-            "parameters": net.num_parameters(), "games": s["games"],
-            "games_per_s": round(s["games_per_s"], 3), "positions_per_s": round(s["positions_per_s"], 1),
-            "moves_per_s": round(s["moves_per_s"], 1), "nn_evals_per_s": round(s["nn_evals_per_s"]),
-            "mean_batch": round(s["mean_batch"], 1), "max_batch": s["max_batch"],
-            "network_share_of_wall_time": round(s["eval_share"], 4),
-            "cache_hit_rate": round(s["cache_hit_rate"], 4), "seconds": round(s["seconds"], 1),
-            "visits": [args.full_visits, args.fast_visits], "threads": args.threads,
-            "machine": machine_info(),
-        }), flush=True)
+        print(
+            json.dumps(
+                {
+                    "benchmark": "selfplay",
+                    "backend": backend,
+                    "device": args.device,
+                    "preset": args.preset,
+                    "parameters": net.num_parameters(),
+                    "games": s["games"],
+                    "games_per_s": round(s["games_per_s"], 3),
+                    "positions_per_s": round(s["positions_per_s"], 1),
+                    "moves_per_s": round(s["moves_per_s"], 1),
+                    "nn_evals_per_s": round(s["nn_evals_per_s"]),
+                    "mean_batch": round(s["mean_batch"], 1),
+                    "max_batch": s["max_batch"],
+                    "network_share_of_wall_time": round(s["eval_share"], 4),
+                    "cache_hit_rate": round(s["cache_hit_rate"], 4),
+                    "seconds": round(s["seconds"], 1),
+                    "visits": [args.full_visits, args.fast_visits],
+                    "threads": args.threads,
+                    "machine": machine_info(),
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

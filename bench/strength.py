@@ -19,8 +19,17 @@ from popucom.arena.ratings import fit_bradley_terry, game_results
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
 
-DEFAULT_PAIRINGS = ["200:uct:10000:200", "200:uct:1000:100", "200:greedy:20", "200:random:20",
-                    "50:uct:10000:100", "50:uct:1000:100", "50:greedy:40", "50:random:40", "800:uct:10000:20"]
+DEFAULT_PAIRINGS = [
+    "200:uct:10000:200",
+    "200:uct:1000:100",
+    "200:greedy:20",
+    "200:random:20",
+    "50:uct:10000:100",
+    "50:uct:1000:100",
+    "50:greedy:40",
+    "50:random:40",
+    "800:uct:10000:20",
+]
 CALIBRATION = [("random", "greedy", 40), ("greedy", "uct:1000", 40), ("uct:1000", "uct:10000", 40)]
 
 
@@ -50,8 +59,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--opening-plies", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--games-out", type=Path, help="game records are appended here (and reused: "
-                        "pairings already in the file are not played again)")
+    parser.add_argument(
+        "--games-out",
+        type=Path,
+        help="game records are appended here (and reused: pairings already in the file are not played again)",
+    )
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
     args = parser.parse_args()
 
@@ -65,8 +77,11 @@ def main() -> None:
 
     for a, b, games in CALIBRATION:
         if have(a, b) < games:
-            new = play_match(Player(a, games, bot=a, seed=1), Player(b, games, bot=b, seed=2),
-                             make_openings(games // 2, args.opening_plies, args.seed + 1000))
+            new = play_match(
+                Player(a, games, bot=a, seed=1),
+                Player(b, games, bot=b, seed=2),
+                make_openings(games // 2, args.opening_plies, args.seed + 1000),
+            )
             append_records(games_out, new)
             records += new
     pairings = [parse_pairing(p) for p in (args.pairing or DEFAULT_PAIRINGS)]
@@ -81,15 +96,21 @@ def main() -> None:
         t = time.perf_counter()
         # Only the games still missing, on openings of their own (seeded by how many were played),
         # so a pairing can be extended later without replaying the same games.
-        new = play_match(model_player(name, args.model, visits, missing, args.threads),
-                         opponent_player(opponent, missing, args.threads, seed=visits + played),
-                         make_openings(missing // 2, args.opening_plies, args.seed + played), progress=True,
-                         desc=f"{name} vs {opponent_name}")
+        new = play_match(
+            model_player(name, args.model, visits, missing, args.threads),
+            opponent_player(opponent, missing, args.threads, seed=visits + played),
+            make_openings(missing // 2, args.opening_plies, args.seed + played),
+            progress=True,
+            desc=f"{name} vs {opponent_name}",
+        )
         append_records(games_out, new)
         records += new
         s = summarize(new, name, opponent_name)
-        print(f"{name} vs {opponent_name}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
-              f"in {time.perf_counter() - t:.0f} s", flush=True)
+        print(
+            f"{name} vs {opponent_name}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
+            f"in {time.perf_counter() - t:.0f} s",
+            flush=True,
+        )
     ratings = fit_bradley_terry(game_results(records), anchor="random", prior_elo=2000.0)
     rows = []
     for visits, opponent, _ in pairings:
@@ -102,24 +123,51 @@ def main() -> None:
             played = side["wins"] + side["draws"] + side["losses"]
             return (side["wins"] + 0.5 * side["draws"]) / played if played else float("nan")
 
-        rows.append({"model": name, "visits": visits, "opponent": opponent_name, "games": s["games"],
-                     "score": round((s["a_wins"] + 0.5 * s["draws"]) / n, 3), "wins": s["a_wins"],
-                     "draws": s["draws"], "losses": s["b_wins"], "score_as_black": round(rate(s["a_black"]), 3),
-                     "score_as_white": round(rate(s["a_white"]), 3)})
-    table = {name: {"elo": round(r.elo), "low": round(r.low), "high": round(r.high), "games": r.games}
-             for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)}
+        rows.append(
+            {
+                "model": name,
+                "visits": visits,
+                "opponent": opponent_name,
+                "games": s["games"],
+                "score": round((s["a_wins"] + 0.5 * s["draws"]) / n, 3),
+                "wins": s["a_wins"],
+                "draws": s["draws"],
+                "losses": s["b_wins"],
+                "score_as_black": round(rate(s["a_black"]), 3),
+                "score_as_white": round(rate(s["a_white"]), 3),
+            }
+        )
+    table = {
+        name: {"elo": round(r.elo), "low": round(r.low), "high": round(r.high), "games": r.games}
+        for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)
+    }
     if args.markdown:
-        lines = ["| model | opponent | games | score | as Black | as White | W-D-L |",
-                 "|---|---|---|---|---|---|---|"]
-        lines += [f"| {r['model']} | {r['opponent']} | {r['games']} | {r['score']:.3f} | {r['score_as_black']:.3f} "
-                  f"| {r['score_as_white']:.3f} | {r['wins']}-{r['draws']}-{r['losses']} |" for r in rows]
+        lines = ["| model | opponent | games | score | as Black | as White | W-D-L |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"| {r['model']} | {r['opponent']} | {r['games']} | {r['score']:.3f} | {r['score_as_black']:.3f} "
+            f"| {r['score_as_white']:.3f} | {r['wins']}-{r['draws']}-{r['losses']} |"
+            for r in rows
+        ]
         lines += ["", "| player | Elo (random = 0) | 95% interval | games |", "|---|---|---|---|"]
-        lines += [f"| {name} | {v['elo']:+d} | [{v['low']:+d}, {v['high']:+d}] | {v['games']} |"
-                  for name, v in table.items()]
+        lines += [
+            f"| {name} | {v['elo']:+d} | [{v['low']:+d}, {v['high']:+d}] | {v['games']} |" for name, v in table.items()
+        ]
         args.markdown.write_text("\n".join(lines) + "\n")
-    print(json.dumps({"benchmark": "strength", "model": str(args.model), "pairings": rows, "ratings": table,
-                      "anchor": "random", "komi": 0, "seconds": round(time.perf_counter() - started),
-                      "games_file": str(games_out), "machine": machine_info()}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "strength",
+                "model": str(args.model),
+                "pairings": rows,
+                "ratings": table,
+                "anchor": "random",
+                "komi": 0,
+                "seconds": round(time.perf_counter() - started),
+                "games_file": str(games_out),
+                "machine": machine_info(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -122,8 +122,9 @@ def multi_search_step_costs(threads: int, games: int, leaves_per_game: int, visi
     params = _core.SearchParams()
     params.leaves_per_game = leaves_per_game
     params.root_noise = True
-    driver = BatchedSearch(UniformEvaluator(games * leaves_per_game), num_games=games, params=params,
-                           cache_mb=64, threads=threads, seed=1)
+    driver = BatchedSearch(
+        UniformEvaluator(games * leaves_per_game), num_games=games, params=params, cache_mb=64, threads=threads, seed=1
+    )
     rng = random.Random(0)
     for g in range(games):  # a spread of opening positions, as in self-play
         game = _core.Game()
@@ -145,8 +146,14 @@ def multi_search_step_costs(threads: int, games: int, leaves_per_game: int, visi
     }
 
 
-def bench_search(repeats: int = 5, serial_visits: int = 200_000, games: int = 256, leaves_per_game: int = 2,
-                 visits: int = 400, uct_rollouts: int = 2000) -> dict:
+def bench_search(
+    repeats: int = 5,
+    serial_visits: int = 200_000,
+    games: int = 256,
+    leaves_per_game: int = 2,
+    visits: int = 400,
+    uct_rollouts: int = 2000,
+) -> dict:
     """(a) serial C++ search playouts/s, (b) batched search cost per leaf, (c) uct rollouts/s."""
     serial = [_core.bench_serial_search(serial_visits, seed=i) for i in range(repeats)]
     serial_s = statistics.median(r["seconds"] for r in serial)
@@ -154,9 +161,7 @@ def bench_search(repeats: int = 5, serial_visits: int = 200_000, games: int = 25
     multi = {}
     for threads in (1, 2):
         runs = [multi_search_step_costs(threads, games, leaves_per_game, visits) for _ in range(repeats)]
-        multi[threads] = {
-            key: statistics.median(r[key] for r in runs) for key in runs[0] if key != "threads"
-        }
+        multi[threads] = {key: statistics.median(r[key] for r in runs) for key in runs[0] if key != "threads"}
 
     bot = _core.Bot(f"uct:{uct_rollouts}", seed=0)
     game = _core.Game.from_record("e5 d4 c3 f6 g7 b2")

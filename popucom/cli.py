@@ -142,9 +142,11 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     base = pipeline_preset(args.preset)
     if args.gating:
         from dataclasses import replace
+
         overrides["evaluation"] = replace(base.evaluation, gating=True)
     if args.root_search:
         from dataclasses import replace
+
         overrides["selfplay"] = replace(base.selfplay, root_search=args.root_search)
     if args.no_warm_start:
         overrides["warm_start"] = None
@@ -155,9 +157,11 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
             from .pipeline.config import PipelineConfig
             from .weights import seed_run
+
             config = replace(PipelineConfig.from_dict(seed_run(args.run_dir, args.resume_from)), **overrides)
         if args.ray_address:
             from .pipeline.cluster import run_cluster_pipeline
+
             run_cluster_pipeline(args.run_dir, config, args.iterations, args.ray_address)
         else:
             run_pipeline(args.run_dir, config, iterations=args.iterations, progress=not args.quiet)
@@ -184,8 +188,18 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         komi = KomiSampler.load(out / "komi_stats.json")
         existing = len(list(out.glob(f"{args.prefix}-*.pcs")))
         print(f"self-play: {args.games} games, model {spec.source} on {getattr(evaluator, 'describe', lambda: '')()}")
-        stats = run_selfplay(evaluator, config, out, args.prefix, args.games, komi, out / "komi_stats.json",
-                             seed=args.seed, first_chunk=existing, model_name=Path(spec.source).stem)
+        stats = run_selfplay(
+            evaluator,
+            config,
+            out,
+            args.prefix,
+            args.games,
+            komi,
+            out / "komi_stats.json",
+            seed=args.seed,
+            first_chunk=existing,
+            model_name=Path(spec.source).stem,
+        )
     except (ValueError, RuntimeError, FileNotFoundError) as e:
         return fail("selfplay", e)
     print(json.dumps(stats.summary()))
@@ -203,8 +217,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         if Path(args.checkpoint).exists():
             trainer = Trainer.resume(args.checkpoint, model_config=model, log_dir=args.log_dir, device=args.device)
         else:
-            trainer = Trainer(model, TrainConfig(batch_size=args.batch, lr=args.lr), log_dir=args.log_dir,
-                              device=args.device)
+            trainer = Trainer(
+                model, TrainConfig(batch_size=args.batch, lr=args.lr), log_dir=args.log_dir, device=args.device
+            )
         window = ReplayWindow(args.data, args.window)
         val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
         metrics = trainer.train(window, args.steps, val_batches=val)
@@ -212,9 +227,14 @@ def cmd_train(args: argparse.Namespace) -> int:
             trainer.save(args.checkpoint)
         except OSError as e:  # keep the training: save it where it can be written, and say where
             import tempfile
+
             fallback = trainer.save(Path(tempfile.mkdtemp(prefix="popucom-train-")) / Path(args.checkpoint).name)
-            return fail("train", ValueError(f"cannot write {args.checkpoint} ({e.strerror or e}); "
-                                            f"the trained checkpoint is saved as {fallback}"))
+            return fail(
+                "train",
+                ValueError(
+                    f"cannot write {args.checkpoint} ({e.strerror or e}); the trained checkpoint is saved as {fallback}"
+                ),
+            )
     except (ValueError, RuntimeError, FileNotFoundError) as e:
         return fail("train", e)
     print(json.dumps({"step": trainer.step, **metrics}))
@@ -234,14 +254,17 @@ def cmd_export(args: argparse.Namespace) -> int:
         diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
     except (ValueError, RuntimeError, FileNotFoundError) as e:
         return fail("export", e)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, preset {ckpt.model_config.preset}, "
-          f"onnxruntime vs torch max abs difference {diff:.2e})")
+    print(
+        f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, preset {ckpt.model_config.preset}, "
+        f"onnxruntime vs torch max abs difference {diff:.2e})"
+    )
     return 0
 
 
 def cmd_build_engine(args: argparse.Namespace) -> int:
     try:
         from .infer.trt_backend import build_engine
+
         plan = build_engine(args.model, args.cache, max_batch=args.max_batch, precision=args.precision)
     except (ValueError, RuntimeError, FileNotFoundError) as e:
         return fail("build-engine", e)
@@ -292,21 +315,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("pipeline", help="self-play -> train -> export -> evaluate, forever (resumable)")
     p.add_argument("--run-dir", default="runs/default", help="where everything of the run lives (default runs/default)")
-    p.add_argument("--preset", default="cpu", choices=PIPELINE_PRESETS, metavar="PRESET",
-                   help="hardware preset: %(choices)s (default cpu)")
+    p.add_argument(
+        "--preset",
+        default="cpu",
+        choices=PIPELINE_PRESETS,
+        metavar="PRESET",
+        help="hardware preset: %(choices)s (default cpu)",
+    )
     p.add_argument("--backend", choices=["torch", "onnx", "trt"], help="inference backend (preset default)")
     p.add_argument("--device", choices=["cpu", "cuda"], help="inference device (preset default)")
     p.add_argument("--threads", type=int, default=0, help="inference threads (default: all cores)")
     p.add_argument("--iterations", type=int, help="stop once this many iterations are complete (default: never)")
     p.add_argument("--gating", action="store_true", help="keep the previous model unless the new one passes an SPRT")
     p.add_argument("--ray-address", help="run self-play workers as Ray actors on this cluster ([cluster] extra)")
-    p.add_argument("--root-search", choices=["puct", "gumbel"],
-                   help="self-play root search: PUCT with noise and forced playouts, or Gumbel (preset default)")
-    p.add_argument("--no-warm-start", action="store_true",
-                   help="start from a random network instead of the preset's supervised phase on bot games")
-    p.add_argument("--resume-from", metavar="CKPT",
-                   help="start this (new) run directory from a shipped training checkpoint, e.g. "
-                        "weights/popucom-small-v1.pt, with its config and komi statistics")
+    p.add_argument(
+        "--root-search",
+        choices=["puct", "gumbel"],
+        help="self-play root search: PUCT with noise and forced playouts, or Gumbel (preset default)",
+    )
+    p.add_argument(
+        "--no-warm-start",
+        action="store_true",
+        help="start from a random network instead of the preset's supervised phase on bot games",
+    )
+    p.add_argument(
+        "--resume-from",
+        metavar="CKPT",
+        help="start this (new) run directory from a shipped training checkpoint, e.g. "
+        "weights/popucom-small-v1.pt, with its config and komi statistics",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=cmd_pipeline)
 
@@ -315,8 +352,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--out", required=True, help="directory for the shards and game records")
     p.add_argument("--prefix", default="selfplay")
-    p.add_argument("--preset", default="cpu", choices=PIPELINE_PRESETS, metavar="PRESET",
-                   help="search settings preset: %(choices)s (default cpu)")
+    p.add_argument(
+        "--preset",
+        default="cpu",
+        choices=PIPELINE_PRESETS,
+        metavar="PRESET",
+        help="search settings preset: %(choices)s (default cpu)",
+    )
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--seed", type=int, default=0)
@@ -325,8 +367,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="train (or resume) a checkpoint on a directory of shards")
     p.add_argument("--data", required=True)
     p.add_argument("--checkpoint", required=True, help="resumed if it exists, created otherwise")
-    p.add_argument("--preset", default="small", choices=MODEL_PRESETS, metavar="PRESET",
-                   help="model preset: %(choices)s (default small)")
+    p.add_argument(
+        "--preset",
+        default="small",
+        choices=MODEL_PRESETS,
+        metavar="PRESET",
+        help="model preset: %(choices)s (default small)",
+    )
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3)
@@ -348,9 +395,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_build_engine)
 
     p = sub.add_parser("arena", help="play players against each other; Bradley-Terry ratings with error bars")
-    p.add_argument("players", nargs="+", help="random, greedy, uct:N, best (the newest shipped model), "
-                   "model.onnx[@visits=N], "
-                        "ckpt.pt[@visits=N]")
+    p.add_argument(
+        "players",
+        nargs="+",
+        help="random, greedy, uct:N, best (the newest shipped model), model.onnx[@visits=N], ckpt.pt[@visits=N]",
+    )
     p.add_argument("--openings", type=int, default=10, help="openings per pair, each played twice (colours swapped)")
     p.add_argument("--opening-plies", type=int, default=4)
     p.add_argument("--komi", type=int, default=0)
@@ -361,8 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--refit", action="store_true",
-                   help="fit ratings over every game in --games-out, not just this run's")
+    p.add_argument(
+        "--refit", action="store_true", help="fit ratings over every game in --games-out, not just this run's"
+    )
     p.set_defaults(run=cmd_arena)
 
     p = sub.add_parser("ship", help="copy a run's model, checkpoint and config to weights/ as popucom-<preset>-v<N>")
@@ -373,9 +423,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_ship)
 
     p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")
-    p.add_argument("--player", default="best",
-                   help="best (the newest shipped model under weights/, the default), random, greedy, uct:N "
-                        "or a model (.onnx/.pt)")
+    p.add_argument(
+        "--player",
+        default="best",
+        help="best (the newest shipped model under weights/, the default), random, greedy, uct:N "
+        "or a model (.onnx/.pt)",
+    )
     p.add_argument("--visits", type=int, help="visits per move for a model player")
     p.add_argument("--seconds", type=float, help="time per move for a model player (instead of visits)")
     p.add_argument("--komi", type=int, default=0)
@@ -384,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gui", help="play against the AI and review games (PySide6, the [gui] extra)")
     from .gui.app import add_arguments as add_gui_arguments
+
     add_gui_arguments(p)
     p.set_defaults(run=cmd_gui)
 
@@ -420,8 +474,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # the last line of defence: bad input or a failed write, never a traceback
         if DEBUG:
             traceback.print_exc()
-        print(f"error: popucom {args.command}: {describe_error(e)}"
-              + ("" if DEBUG else " (run with --debug for the traceback)"), file=sys.stderr)
+        print(
+            f"error: popucom {args.command}: {describe_error(e)}"
+            + ("" if DEBUG else " (run with --debug for the traceback)"),
+            file=sys.stderr,
+        )
         return 1
 
 

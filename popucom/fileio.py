@@ -87,4 +87,3 @@ def check_writable(path: str | os.PathLike, what: str) -> None:
             os.unlink(probe)
     except OSError as e:
         raise ValueError(f"cannot write {what} at {path}: {e.strerror or e}") from None
-

@@ -50,6 +50,7 @@ class PlayerSpec:
             return cls(base, "bot", base)
         if base == "best":
             from .weights import newest_model, weights_dir
+
             newest = newest_model()
             if newest is None:
                 raise ValueError(f"player 'best': no shipped model (popucom-<preset>-v<N>.onnx) in {weights_dir()}")
@@ -58,8 +59,10 @@ class PlayerSpec:
         try:
             kind = infer.model_kind(path)
         except ValueError:
-            raise ValueError(f"unknown player '{text}' (want random, greedy, uct:N, best, a .onnx model, "
-                             "a .pt checkpoint or a TensorRT .plan)") from None
+            raise ValueError(
+                f"unknown player '{text}' (want random, greedy, uct:N, best, a .onnx model, "
+                "a .pt checkpoint or a TensorRT .plan)"
+            ) from None
         if not path.exists():
             raise FileNotFoundError(f"player '{text}': no such file {path}")
         return cls(f"{path.stem}@{visits}", kind, str(path), visits)

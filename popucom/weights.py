@@ -62,8 +62,14 @@ def newest_for_cpu(folder: str | Path | None = None) -> Path | None:
     return checkpoint if checkpoint.is_file() else model
 
 
-def ship(run_dir: str | Path, iteration: int, name: str, folder: str | Path | None = None,
-         notes: dict | None = None, continue_with: dict | None = None) -> list[Path]:
+def ship(
+    run_dir: str | Path,
+    iteration: int,
+    name: str,
+    folder: str | Path | None = None,
+    notes: dict | None = None,
+    continue_with: dict | None = None,
+) -> list[Path]:
     """Copies a run's model and checkpoint of `iteration` into the weights folder as NAME.*.
     `continue_with` overrides settings of the run's config for whoever continues it (say, the
     thread count of the machine the run happened to use); the changes are listed in the sidecar."""
@@ -78,13 +84,22 @@ def ship(run_dir: str | Path, iteration: int, name: str, folder: str | Path | No
             raise FileNotFoundError(f"cannot ship iteration {iteration} of {run}: {path} is missing")
     komi = json.loads((run / "komi_stats.json").read_text()) if (run / "komi_stats.json").exists() else None
     folder.mkdir(parents=True, exist_ok=True)
-    out = [write_bytes_atomic(folder / f"{name}.onnx", model.read_bytes()),
-           write_bytes_atomic(folder / f"{name}.pt", checkpoint.read_bytes())]
+    out = [
+        write_bytes_atomic(folder / f"{name}.onnx", model.read_bytes()),
+        write_bytes_atomic(folder / f"{name}.pt", checkpoint.read_bytes()),
+    ]
     config = json.loads((run / "config.json").read_text())
     changed = {key: {"run": config.get(key), "continue": value} for key, value in (continue_with or {}).items()}
     config.update(continue_with or {})
-    sidecar = {"name": name, "iteration": iteration, "source_run": run.name, "pipeline_config": config,
-               "config_changes_for_continuing": changed, "komi": komi, **(notes or {})}
+    sidecar = {
+        "name": name,
+        "iteration": iteration,
+        "source_run": run.name,
+        "pipeline_config": config,
+        "config_changes_for_continuing": changed,
+        "komi": komi,
+        **(notes or {}),
+    }
     out.append(write_text_atomic(folder / f"{name}.run.json", json.dumps(sidecar, indent=1) + "\n"))
     return out
 
@@ -118,6 +133,12 @@ def seed_run(run_dir: str | Path, checkpoint: str | Path) -> dict:
     write_bytes_atomic(start, Path(checkpoint).read_bytes())
     if sidecar.get("komi"):
         write_text_atomic(run / "komi_stats.json", json.dumps(sidecar["komi"]))
-    write_text_atomic(origin, json.dumps({"resumed_from": str(checkpoint), "name": sidecar.get("name"),
-                                                      "iteration": sidecar.get("iteration")}, indent=1) + "\n")
+    write_text_atomic(
+        origin,
+        json.dumps(
+            {"resumed_from": str(checkpoint), "name": sidecar.get("name"), "iteration": sidecar.get("iteration")},
+            indent=1,
+        )
+        + "\n",
+    )
     return sidecar["pipeline_config"]

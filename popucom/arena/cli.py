@@ -32,9 +32,11 @@ def format_table(pairs: list[dict], ratings: dict, colour: dict, anchor: str) ->
     for p in pairs:
         s = p["summary"]
         ab, aw = s["a_black"], s["a_white"]
-        lines.append(f"{p['a'] + ' vs ' + p['b']:<38} {s['games']:>5} {s['a_wins']:>3} {s['draws']:>3} "
-                     f"{s['b_wins']:>3}   ({ab['wins']}-{ab['draws']}-{ab['losses']} | "
-                     f"{aw['wins']}-{aw['draws']}-{aw['losses']})")
+        lines.append(
+            f"{p['a'] + ' vs ' + p['b']:<38} {s['games']:>5} {s['a_wins']:>3} {s['draws']:>3} "
+            f"{s['b_wins']:>3}   ({ab['wins']}-{ab['draws']}-{ab['losses']} | "
+            f"{aw['wins']}-{aw['draws']}-{aw['losses']})"
+        )
     lines.append(f"\nBradley-Terry ratings (Elo scale, {anchor} = 0, 95% interval):")
     for r in sorted(ratings.values(), key=lambda r: -r.elo):
         lines.append(f"  {r.name:<30} {r.elo:+7.0f}  [{r.low:+6.0f}, {r.high:+6.0f}]  {r.games} games")
@@ -77,8 +79,11 @@ class SafeAppender:
                 fd, name = tempfile.mkstemp(prefix=f"popucom-{self.path.stem}-", suffix=self.path.suffix or ".jsonl")
                 os.close(fd)
                 self.fallback = Path(name)
-                print(f"error: cannot write {self.what} to {self.path} ({self.error}); writing them to "
-                      f"{self.fallback} instead", file=sys.stderr)
+                print(
+                    f"error: cannot write {self.what} to {self.path} ({self.error}); writing them to "
+                    f"{self.fallback} instead",
+                    file=sys.stderr,
+                )
         with open(self.fallback, "a") as f:
             f.write(text)
 
@@ -125,22 +130,37 @@ def run_arena(args: argparse.Namespace) -> int:
             decision = "continue"
             pair_records = []
             for r in range(0, len(openings), chunk):
-                batch = openings[r:r + chunk]
-                pair_records += play_match(player(a, 2 * len(batch), i), player(b, 2 * len(batch), i + 100),
-                                           batch, komi=komi, progress=False)
+                batch = openings[r : r + chunk]
+                pair_records += play_match(
+                    player(a, 2 * len(batch), i), player(b, 2 * len(batch), i + 100), batch, komi=komi, progress=False
+                )
                 decision = sprt.decide([g.score_for(a.name) for g in pair_records])
-                print(f"  {len(pair_records)} games: LLR {sprt.llr([g.score_for(a.name) for g in pair_records]):+.2f} "
-                      f"(bounds {sprt.bounds()[0]:+.2f}, {sprt.bounds()[1]:+.2f}) -> {decision}")
+                print(
+                    f"  {len(pair_records)} games: LLR {sprt.llr([g.score_for(a.name) for g in pair_records]):+.2f} "
+                    f"(bounds {sprt.bounds()[0]:+.2f}, {sprt.bounds()[1]:+.2f}) -> {decision}"
+                )
                 if decision != "continue":
                     break
         else:
-            pair_records = play_match(player(a, 2 * len(openings), i), player(b, 2 * len(openings), i + 100),
-                                      openings, komi=komi, progress=True, desc=f"{a.name} vs {b.name}")
+            pair_records = play_match(
+                player(a, 2 * len(openings), i),
+                player(b, 2 * len(openings), i + 100),
+                openings,
+                komi=komi,
+                progress=True,
+                desc=f"{a.name} vs {b.name}",
+            )
             decision = None
         games_out.append(records_jsonl(pair_records))  # after every pair: a later failure loses nothing
         records += pair_records
-        pairs.append({"a": a.name, "b": b.name, "summary": summarize(pair_records, a.name, b.name),
-                      **({"sprt": decision} if sprt else {})})
+        pairs.append(
+            {
+                "a": a.name,
+                "b": b.name,
+                "summary": summarize(pair_records, a.name, b.name),
+                **({"sprt": decision} if sprt else {}),
+            }
+        )
     pool = records
     if args.refit:
         pool = read_records(args.games_out) + (read_records(games_out.fallback) if games_out.fallback else [])
@@ -148,14 +168,23 @@ def run_arena(args: argparse.Namespace) -> int:
     colour = colour_ratings(pool, anchor)
     print(format_table(pairs, ratings, colour, anchor))
     elapsed = time.perf_counter() - start
-    summary = {"time": time.time(), "players": [s.name for s in specs], "openings": len(openings),
-               "komi": komi, "pairs": pairs, "anchor": anchor, "games": len(records),
-               "games_per_s": len(records) / elapsed if elapsed else 0.0,
-               "ratings": {n: r.__dict__ for n, r in ratings.items()},
-               "colour_ratings": {n: r.__dict__ for n, r in colour.items()}}
+    summary = {
+        "time": time.time(),
+        "players": [s.name for s in specs],
+        "openings": len(openings),
+        "komi": komi,
+        "pairs": pairs,
+        "anchor": anchor,
+        "games": len(records),
+        "games_per_s": len(records) / elapsed if elapsed else 0.0,
+        "ratings": {n: r.__dict__ for n, r in ratings.items()},
+        "colour_ratings": {n: r.__dict__ for n, r in colour.items()},
+    }
     results_out.append(json.dumps(summary) + "\n")
     failed = [out for out in (games_out, results_out) if out.fallback]
     for out in failed:
-        print(f"error: {out.what} could not be written to {out.path} ({out.error}); they are in {out.fallback}",
-              file=sys.stderr)
+        print(
+            f"error: {out.what} could not be written to {out.path} ({out.error}); they are in {out.fallback}",
+            file=sys.stderr,
+        )
     return 1 if failed else 0

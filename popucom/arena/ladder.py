@@ -43,9 +43,14 @@ class LadderConfig:
     seed: int = 20261130  # the same openings at every point
     anchor: str = "random"
     # Bot pairs whose games tie the opponents to the anchor; played once per ladder folder.
-    calibration: tuple[tuple[str, str], ...] = (("random", "greedy"), ("random", "uct:200"),
-                                                ("greedy", "uct:200"), ("uct:200", "uct:2000"),
-                                                ("greedy", "uct:2000"), ("uct:2000", "uct:10000"))
+    calibration: tuple[tuple[str, str], ...] = (
+        ("random", "greedy"),
+        ("random", "uct:200"),
+        ("greedy", "uct:200"),
+        ("uct:200", "uct:2000"),
+        ("greedy", "uct:2000"),
+        ("uct:2000", "uct:10000"),
+    )
     calibration_games: int = 64
     every_minutes: float = 20.0  # pipeline: a point when this much wall time has passed since the last
     threads: int = 1  # the model's inference threads
@@ -102,16 +107,22 @@ class Ladder:
         records: list[GameRecord] = []
         started = time.perf_counter()
         for k, (a, b) in enumerate(self.config.calibration):
-            records += play_match(Player(a, n, bot=a, seed=k), Player(b, n, bot=b, seed=k + 100), openings,
-                                  progress=progress, desc=f"ladder calibration {a} vs {b}")
+            records += play_match(
+                Player(a, n, bot=a, seed=k),
+                Player(b, n, bot=b, seed=k + 100),
+                openings,
+                progress=progress,
+                desc=f"ladder calibration {a} vs {b}",
+            )
         write_text_atomic(path, records_jsonl(records))
         logger.info(f"ladder: calibration, {len(records)} bot games in {time.perf_counter() - started:.0f} s")
 
     def has_point(self, model: str) -> bool:
         return self.games_path(model).exists() and any(p.model == model for p in self.points())
 
-    def play_point(self, point: LadderPoint, evaluator_factory: Callable[[], object],
-                   progress: bool = False) -> dict[str, dict]:
+    def play_point(
+        self, point: LadderPoint, evaluator_factory: Callable[[], object], progress: bool = False
+    ) -> dict[str, dict]:
         """Plays the model against every opponent and records the point; returns the summaries."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self.calibrate(progress)
@@ -120,16 +131,22 @@ class Ladder:
         if not games_path.exists():
             openings = self.openings()
             n = 2 * len(openings)
-            model = Player(name, n, evaluator=evaluator_factory(), visits=self.config.visits,
-                           seed=self.config.seed)
+            model = Player(name, n, evaluator=evaluator_factory(), visits=self.config.visits, seed=self.config.seed)
             records: list[GameRecord] = []
             started = time.perf_counter()
             for k, opponent in enumerate(self.config.opponents):
-                records += play_match(model, Player(opponent, n, bot=opponent, seed=self.config.seed + k), openings,
-                                      progress=progress, desc=f"ladder {name} vs {opponent}")
+                records += play_match(
+                    model,
+                    Player(opponent, n, bot=opponent, seed=self.config.seed + k),
+                    openings,
+                    progress=progress,
+                    desc=f"ladder {name} vs {opponent}",
+                )
             write_text_atomic(games_path, records_jsonl(records))
-            logger.info(f"ladder: {name} at {self.config.visits} visits, {len(records)} games in "
-                f"{time.perf_counter() - started:.0f} s")
+            logger.info(
+                f"ladder: {name} at {self.config.visits} visits, {len(records)} games in "
+                f"{time.perf_counter() - started:.0f} s"
+            )
         records = read_records(games_path)
         if not any(p.model == name for p in self.points()):
             with open(self.points_path, "a") as f:
@@ -161,10 +178,19 @@ class Ladder:
         # A wide prior: ladder ratings span thousands of Elo above random, and the default
         # 400-Elo prior would pull a strong model towards the anchor.
         ratings = fit_bradley_terry(game_results(self.records()), anchor=self.config.anchor, prior_elo=2000.0)
-        write_text_atomic(self.folder / "ratings.json", json.dumps(
-            {"anchor": self.config.anchor, "visits": self.config.visits,
-             "ratings": {name: asdict(r) for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)},
-             "points": [asdict(p) for p in self.points()]}, indent=1) + "\n")
+        write_text_atomic(
+            self.folder / "ratings.json",
+            json.dumps(
+                {
+                    "anchor": self.config.anchor,
+                    "visits": self.config.visits,
+                    "ratings": {name: asdict(r) for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)},
+                    "points": [asdict(p) for p in self.points()],
+                },
+                indent=1,
+            )
+            + "\n",
+        )
         return ratings
 
     def plot(self, ratings: dict[str, Rating], title: str = "") -> Path | None:
@@ -179,16 +205,21 @@ class Ladder:
 
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
         elo = [ratings[p.model].elo for p in points]
-        err = [[ratings[p.model].elo - ratings[p.model].low for p in points],
-               [ratings[p.model].high - ratings[p.model].elo for p in points]]
-        for ax, xs, label in ((axes[0], [p.wall_hours for p in points], "wall-clock hours"),
-                              (axes[1], [p.positions for p in points], "self-play positions")):
+        err = [
+            [ratings[p.model].elo - ratings[p.model].low for p in points],
+            [ratings[p.model].high - ratings[p.model].elo for p in points],
+        ]
+        for ax, xs, label in (
+            (axes[0], [p.wall_hours for p in points], "wall-clock hours"),
+            (axes[1], [p.positions for p in points], "self-play positions"),
+        ):
             ax.errorbar(xs, elo, yerr=err, marker="o", capsize=3, label=f"model at {self.config.visits} visits")
             for opponent in self.config.opponents:
                 if opponent in ratings:
                     ax.axhline(ratings[opponent].elo, linestyle="--", linewidth=0.8, color="grey")
-                    ax.annotate(opponent, (ax.get_xlim()[0], ratings[opponent].elo), fontsize=8, color="grey",
-                                va="bottom")
+                    ax.annotate(
+                        opponent, (ax.get_xlim()[0], ratings[opponent].elo), fontsize=8, color="grey", va="bottom"
+                    )
             ax.set_xlabel(label)
             ax.grid(alpha=0.3)
         axes[0].set_ylabel(f"Bradley-Terry Elo ({self.config.anchor} = 0)")

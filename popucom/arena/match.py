@@ -40,8 +40,7 @@ def make_openings(count: int, plies: int, seed: int) -> list[list[int]]:
     game still to play."""
     moves = 2 * _core.MOVES_PER_PLAYER
     if not 0 <= plies < moves:
-        raise ValueError(f"opening plies must be from 0 to {moves - 1} (a game has at most {moves} moves), "
-                         f"got {plies}")
+        raise ValueError(f"opening plies must be from 0 to {moves - 1} (a game has at most {moves} moves), got {plies}")
     if count < 1:
         raise ValueError(f"the number of openings must be at least 1, got {count}")
     rng = random.Random(seed)
@@ -65,8 +64,9 @@ def make_openings(count: int, plies: int, seed: int) -> list[list[int]]:
     return openings
 
 
-def play_match(a: Player, b: Player, openings: list[list[int]], komi: int = 0, progress: bool = False,
-               desc: str = "arena") -> list[GameRecord]:
+def play_match(
+    a: Player, b: Player, openings: list[list[int]], komi: int = 0, progress: bool = False, desc: str = "arena"
+) -> list[GameRecord]:
     """Plays every opening twice (a as Black, then b as Black); returns the game records."""
     from tqdm import tqdm
 
@@ -123,9 +123,16 @@ def play_match(a: Player, b: Player, openings: list[list[int]], komi: int = 0, p
     records = []
     for g, game in enumerate(games):
         final = game.position
-        records.append(GameRecord(
-            black=colours[g][0].name, white=colours[g][1].name, moves=game.record, komi=komi,
-            **outcome_fields(final), opening_plies=len(openings[g // 2])))
+        records.append(
+            GameRecord(
+                black=colours[g][0].name,
+                white=colours[g][1].name,
+                moves=game.record,
+                komi=komi,
+                **outcome_fields(final),
+                opening_plies=len(openings[g // 2]),
+            )
+        )
     return records
 
 
@@ -157,20 +164,35 @@ def read_records(path: str | Path) -> list[GameRecord]:
         except (json.JSONDecodeError, TypeError, RecursionError) as e:
             raise ValueError(f"{path}:{number}: malformed game record ({e})") from None
         if record.result not in RESULTS:
-            raise ValueError(f"{path}:{number}: game record with result {record.result!r:.40}, "
-                             f"expected one of {', '.join(RESULTS)}; fix or delete that line")
-        if not (isinstance(record.black, str) and isinstance(record.white, str) and record.black
-                and record.white and record.black != record.white):
-            raise ValueError(f"{path}:{number}: game record needs two different player names, "
-                             f"has black {record.black!r:.40} and white {record.white!r:.40}")
+            raise ValueError(
+                f"{path}:{number}: game record with result {record.result!r:.40}, "
+                f"expected one of {', '.join(RESULTS)}; fix or delete that line"
+            )
+        if not (
+            isinstance(record.black, str)
+            and isinstance(record.white, str)
+            and record.black
+            and record.white
+            and record.black != record.white
+        ):
+            raise ValueError(
+                f"{path}:{number}: game record needs two different player names, "
+                f"has black {record.black!r:.40} and white {record.white!r:.40}"
+            )
         records.append(record)
     return records
 
 
 def summarize(records: list[GameRecord], a: str, b: str) -> dict:
     """Wins/draws/losses of a against b, overall and by a's colour."""
-    out = {"games": 0, "a_wins": 0, "draws": 0, "b_wins": 0,
-           "a_black": {"wins": 0, "draws": 0, "losses": 0}, "a_white": {"wins": 0, "draws": 0, "losses": 0}}
+    out = {
+        "games": 0,
+        "a_wins": 0,
+        "draws": 0,
+        "b_wins": 0,
+        "a_black": {"wins": 0, "draws": 0, "losses": 0},
+        "a_white": {"wins": 0, "draws": 0, "losses": 0},
+    }
     for r in records:
         if {r.black, r.white} != {a, b}:
             continue
@@ -187,4 +209,3 @@ def summarize(records: list[GameRecord], a: str, b: str) -> dict:
             out["draws"] += 1
             out[key]["draws"] += 1
     return out
-

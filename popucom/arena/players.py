@@ -14,8 +14,16 @@ __all__ = ["DEFAULT_VISITS", "Player", "PlayerSpec", "load_evaluator"]
 class Player:
     """Moves for a set of concurrent games. Search players keep one tree per game."""
 
-    def __init__(self, name: str, num_games: int, bot: str | None = None, evaluator: Evaluator | None = None,
-                 visits: int = DEFAULT_VISITS, seed: int = 0, cache_mb: float = 32.0) -> None:
+    def __init__(
+        self,
+        name: str,
+        num_games: int,
+        bot: str | None = None,
+        evaluator: Evaluator | None = None,
+        visits: int = DEFAULT_VISITS,
+        seed: int = 0,
+        cache_mb: float = 32.0,
+    ) -> None:
         self.name = name
         self.bot = _core.Bot(bot, seed=seed) if bot else None
         self.driver = None

@@ -29,8 +29,9 @@ class Rating:
     games: int
 
 
-def fit_bradley_terry(results: list[tuple[str, str, float]], anchor: str, prior_elo: float = 400.0,
-                      iterations: int = 100) -> dict[str, Rating]:
+def fit_bradley_terry(
+    results: list[tuple[str, str, float]], anchor: str, prior_elo: float = 400.0, iterations: int = 100
+) -> dict[str, Rating]:
     """results: (player, opponent, score of player in [0, 1]). Returns ratings with 95% intervals."""
     names = sorted({p for p, _, _ in results} | {o for _, o, _ in results})
     if anchor not in names:

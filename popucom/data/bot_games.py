@@ -27,12 +27,24 @@ def play_bot_game(bot: _core.Bot, rng: random.Random, random_plies: int, komi: i
         policies.append(bot.last_policy())
         game.play(move)
     n = len(positions)
-    return samples_from_game(positions, np.array(policies).reshape(n, _core.NUM_SQUARES), np.ones(n, bool),
-                             game.position, rng.getrandbits(64))
+    return samples_from_game(
+        positions,
+        np.array(policies).reshape(n, _core.NUM_SQUARES),
+        np.ones(n, bool),
+        game.position,
+        rng.getrandbits(64),
+    )
 
 
-def write_bot_games(out_dir: str | Path, games: int, spec: str = "uct:200", games_per_shard: int = 250,
-                    seed: int = 0, random_plies: int = 4, threads: int = 1) -> list[Path]:
+def write_bot_games(
+    out_dir: str | Path,
+    games: int,
+    spec: str = "uct:200",
+    games_per_shard: int = 250,
+    seed: int = 0,
+    random_plies: int = 4,
+    threads: int = 1,
+) -> list[Path]:
     """Plays `games` bot games and writes them as shards under out_dir. With threads > 1
     the games are split over threads, each with its own bot and seed (the bots release
     the GIL while they think)."""
@@ -41,8 +53,10 @@ def write_bot_games(out_dir: str | Path, games: int, spec: str = "uct:200", game
 
         shares = [games // threads + (t < games % threads) for t in range(threads)]
         with ThreadPoolExecutor(threads) as pool:
-            parts = pool.map(lambda t: write_bot_games(out_dir, shares[t], spec, games_per_shard,
-                                                       seed * 1000 + t, random_plies), range(threads))
+            parts = pool.map(
+                lambda t: write_bot_games(out_dir, shares[t], spec, games_per_shard, seed * 1000 + t, random_plies),
+                range(threads),
+            )
             return [path for part in parts for path in part]
     rng = random.Random(seed)
     bot = _core.Bot(spec, seed=seed)

@@ -141,14 +141,20 @@ def read_shard(path: str | os.PathLike) -> Shard:
     if not isinstance(header, dict):
         raise ShardError(f"{path}: corrupt shard header: a JSON {type(header).__name__}, not an object")
     if header.get("format_version") != FORMAT_VERSION:
-        raise ShardError(f"{path}: shard format version {header.get('format_version')!r:.40}, "
-                         f"this build reads version {FORMAT_VERSION}")
+        raise ShardError(
+            f"{path}: shard format version {header.get('format_version')!r:.40}, "
+            f"this build reads version {FORMAT_VERSION}"
+        )
     if header.get("feature_version") != _core.FEATURE_VERSION:
         # Nothing to convert: only packed positions are stored, and the trainer encodes them
         # with this build's encoder when it samples them.
-        log.warning("%s: shard written by a build with feature version %.40r; its packed positions will be "
-                    "encoded as this build's version %d", path, header.get("feature_version"),
-                    _core.FEATURE_VERSION)
+        log.warning(
+            "%s: shard written by a build with feature version %.40r; its packed positions will be "
+            "encoded as this build's version %d",
+            path,
+            header.get("feature_version"),
+            _core.FEATURE_VERSION,
+        )
     n = header.get("num_samples")
     if not _is_count(n):
         raise ShardError(f"{path}: header field 'num_samples' is {n!r:.40}, not a count")
@@ -167,20 +173,28 @@ def read_shard(path: str | os.PathLike) -> Shard:
         try:
             found = np.dtype(spec.get("dtype"))
         except (TypeError, ValueError):
-            raise ShardError(f"{path}: array '{name}' has unknown dtype {spec.get('dtype')!r:.40}, "
-                             f"expected {dtype.str}") from None
+            raise ShardError(
+                f"{path}: array '{name}' has unknown dtype {spec.get('dtype')!r:.40}, expected {dtype.str}"
+            ) from None
         if found != dtype or spec.get("shape") != [n, *shape]:
-            raise ShardError(f"{path}: array '{name}' has dtype {spec.get('dtype')!r:.40} shape "
-                             f"{spec.get('shape')!r:.80}, expected {dtype.str} {[n, *shape]}")
+            raise ShardError(
+                f"{path}: array '{name}' has dtype {spec.get('dtype')!r:.40} shape "
+                f"{spec.get('shape')!r:.80}, expected {dtype.str} {[n, *shape]}"
+            )
         offset = spec.get("offset")
         if not _is_count(offset) or offset < 12 + length:
-            raise ShardError(f"{path}: array '{name}' has offset {offset!r:.40}; it must be a whole number of "
-                             f"bytes past the header (>= {12 + length})")
+            raise ShardError(
+                f"{path}: array '{name}' has offset {offset!r:.40}; it must be a whole number of "
+                f"bytes past the header (>= {12 + length})"
+            )
         end = offset + dtype.itemsize * int(np.prod((n, *shape)))
         if end > size:
             raise ShardError(f"{path}: truncated shard (array '{name}' ends at byte {end}, file has {size})")
-        arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(n, *shape)) if n else \
-            np.zeros((0, *shape), dtype=dtype)
+        arrays[name] = (
+            np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(n, *shape))
+            if n
+            else np.zeros((0, *shape), dtype=dtype)
+        )
     _check_targets(path, arrays)
     return Shard(path, header, arrays)
 
@@ -192,11 +206,13 @@ def _is_count(value: object) -> bool:
 def _check_targets(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """Refuses values that no game produces, which would train silently into nonsense
     (a negative policy drove the loss to -125,762)."""
+
     def bad_rows(name: str, ok: np.ndarray) -> None:
         if not ok.all():
             rows = np.flatnonzero(~ok.reshape(len(ok), -1).all(axis=1) if ok.ndim > 1 else ~ok)
-            raise ShardError(f"{path}: array '{name}' has {len(rows)} bad rows ({_MEANING[name]}), first row "
-                             f"{int(rows[0])}")
+            raise ShardError(
+                f"{path}: array '{name}' has {len(rows)} bad rows ({_MEANING[name]}), first row {int(rows[0])}"
+            )
 
     policy = np.asarray(arrays["policy"], dtype=np.float32)
     bad_rows("policy", np.isfinite(policy) & (policy >= 0))
@@ -205,8 +221,12 @@ def _check_targets(path: Path, arrays: dict[str, np.ndarray]) -> None:
     bad_rows("ownership", np.abs(np.asarray(arrays["ownership"], dtype=np.int16)) <= 1)
 
 
-_MEANING = {"policy": "NaN, inf or negative probabilities", "score": "NaN or inf",
-            "outcome": "not -1, 0 or 1", "ownership": "not -1, 0 or 1"}
+_MEANING = {
+    "policy": "NaN, inf or negative probabilities",
+    "score": "NaN or inf",
+    "outcome": "not -1, 0 or 1",
+    "ownership": "not -1, 0 or 1",
+}
 
 
 def samples_from_game(

@@ -89,8 +89,15 @@ def frame(head: str, text: str) -> str:
 
 
 class Engine:
-    def __init__(self, player: str, visits: int | None = None, seconds: float | None = None, komi: int = 0,
-                 threads: int = 1, out: TextIO = sys.stdout) -> None:
+    def __init__(
+        self,
+        player: str,
+        visits: int | None = None,
+        seconds: float | None = None,
+        komi: int = 0,
+        threads: int = 1,
+        out: TextIO = sys.stdout,
+    ) -> None:
         # Validated before anything is loaded: a NaN time never ends a search, a huge komi
         # overflows the core's 32-bit komi.
         seconds = check_seconds(seconds, "--seconds")
@@ -223,9 +230,17 @@ class Engine:
         return ""
 
     def rules(self, args: list[str]) -> str:
-        return json.dumps({"board_size": _core.BOARD_SIZE, "moves_per_player": _core.MOVES_PER_PLAYER,
-                           "match_length": _core.MATCH_LENGTH, "komi": self.komi, "pass": False,
-                           "no_legal_move": "loses", "score": "black floors - white floors + komi"})
+        return json.dumps(
+            {
+                "board_size": _core.BOARD_SIZE,
+                "moves_per_player": _core.MOVES_PER_PLAYER,
+                "match_length": _core.MATCH_LENGTH,
+                "komi": self.komi,
+                "pass": False,
+                "no_legal_move": "loses",
+                "score": "black floors - white floors + komi",
+            }
+        )
 
     # --- streaming analysis ----------------------------------------------------------
     def start_analysis(self, ident: str, args: list[str]) -> threading.Event:
@@ -248,9 +263,11 @@ class Engine:
                 if m["visits"] == 0:
                     continue
                 pv = " ".join(_core.square_to_text(s) for s in m["pv"])
-                parts.append(f"info move {_core.square_to_text(m['move'])} visits {m['visits']} "
-                             f"winrate {m['winrate']:.4f} scoreMean {m['score']:.2f} prior {m['prior']:.4f} "
-                             f"lcb {max(m['lcb'], -1.0):.4f} pv {pv}")
+                parts.append(
+                    f"info move {_core.square_to_text(m['move'])} visits {m['visits']} "
+                    f"winrate {m['winrate']:.4f} scoreMean {m['score']:.2f} prior {m['prior']:.4f} "
+                    f"lcb {max(m['lcb'], -1.0):.4f} pv {pv}"
+                )
             if parts and not stop.is_set():
                 self.write(" ".join(parts) + "\n")
 

@@ -50,8 +50,7 @@ def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) 
         return Opponent(spec, bot=_core.Bot(player.source), description=f"bot {spec}")
     evaluator = load_evaluator(player, threads=network_threads)
     describe = getattr(evaluator, "describe", lambda: Path(player.source).name)()
-    return Opponent(spec, search=GameSearch(evaluator, threads=search_threads, cache_mb=64.0),
-                    description=describe)
+    return Opponent(spec, search=GameSearch(evaluator, threads=search_threads, cache_mb=64.0), description=describe)
 
 
 class SearchBridge(QObject):
@@ -91,10 +90,14 @@ class SearchBridge(QObject):
             self._bot_thread.start()
             return
         gs.set_position(position)
-        gs.start(visits=visits, seconds=seconds, report_every_s=self.report_every_s,
-                 callback=lambda r: self.snapshot.emit(r, token),
-                 on_done=lambda r: self.moveChosen.emit(self._best(gs, r), r, token),
-                 on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token))
+        gs.start(
+            visits=visits,
+            seconds=seconds,
+            report_every_s=self.report_every_s,
+            callback=lambda r: self.snapshot.emit(r, token),
+            on_done=lambda r: self.moveChosen.emit(self._best(gs, r), r, token),
+            on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token),
+        )
 
     @staticmethod
     def _best(gs: GameSearch, result: AnalysisResult) -> int:
@@ -107,9 +110,12 @@ class SearchBridge(QObject):
         if gs is None:
             raise ValueError("analysis needs a model (open one as the opponent); bots do not analyse")
         gs.set_position(position)
-        gs.start(report_every_s=self.report_every_s, callback=lambda r: self.snapshot.emit(r, token),
-                 on_done=lambda r: self.analysisDone.emit(r, token),
-                 on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token))
+        gs.start(
+            report_every_s=self.report_every_s,
+            callback=lambda r: self.snapshot.emit(r, token),
+            on_done=lambda r: self.analysisDone.emit(r, token),
+            on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token),
+        )
 
     def stop(self) -> None:
         """Stops a model's search (its final result is still emitted); a bot's move cannot be

@@ -50,8 +50,11 @@ class WdlBar(QWidget):
                 p.fillRect(QRectF(x, r.top(), w, r.height()), colour)
                 x += w
             p.setPen(Qt.GlobalColor.white)
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter,
-                       f"W {100 * self.wdl[0]:.0f}%  D {100 * self.wdl[1]:.0f}%  L {100 * self.wdl[2]:.0f}%")
+            p.drawText(
+                r,
+                Qt.AlignmentFlag.AlignCenter,
+                f"W {100 * self.wdl[0]:.0f}%  D {100 * self.wdl[1]:.0f}%  L {100 * self.wdl[2]:.0f}%",
+            )
         p.end()
 
 
@@ -77,8 +80,11 @@ class HistoryChart(QWidget):
         p.drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))
         n = max(len(self.values) - 1, 1)
         step = r.width() / max(n, _core.MAX_GAME_PLIES // 2)
-        points = [QPointF(r.left() + i * step, r.bottom() - v * r.height())
-                  for i, v in enumerate(self.values) if v is not None]
+        points = [
+            QPointF(r.left() + i * step, r.bottom() - v * r.height())
+            for i, v in enumerate(self.values)
+            if v is not None
+        ]
         p.setPen(QPen(QColor(30, 30, 30), 2))
         if len(points) > 1:
             p.drawPolyline(QPolygonF(points))
@@ -132,8 +138,7 @@ class AnalysisPanel(QWidget):
         layout.addWidget(self.table, 1)
         self.pvs: list[list[int]] = []
 
-    def show_result(self, result: AnalysisResult | None, to_move: _core.Color | None = None,
-                    note: str = "") -> None:
+    def show_result(self, result: AnalysisResult | None, to_move: _core.Color | None = None, note: str = "") -> None:
         if result is None or result.visits == 0:
             self.summary.setText(note or "no analysis")
             self.wdl_bar.set_wdl(None)
@@ -146,16 +151,24 @@ class AnalysisPanel(QWidget):
         wdl = result.root_wdl or (result.winrate, 0.0, 1.0 - result.winrate)
         self.wdl_bar.set_wdl(wdl)
         rate = result.visits / result.seconds if result.seconds > 0 else 0.0
-        self.summary.setText(f"{side} to move: win rate {100 * result.winrate:.1f}%, expected score "
-                             f"{result.score:+.1f} | {result.visits} visits ({rate:,.0f}/s) {note}")
+        self.summary.setText(
+            f"{side} to move: win rate {100 * result.winrate:.1f}%, expected score "
+            f"{result.score:+.1f} | {result.visits} visits ({rate:,.0f}/s) {note}"
+        )
         moves = [m for m in result.moves if m["visits"] > 0][:10] or result.moves[:5]
         self.table.setRowCount(len(moves))
         self.pvs = []
         for row, m in enumerate(moves):
             pv = [int(s) for s in m["pv"]] or [int(m["move"])]
             self.pvs.append(pv)
-            cells = (_core.square_to_text(m["move"]), str(m["visits"]), f"{100 * m['winrate']:.1f}",
-                     f"{m['score']:+.1f}", f"{100 * m['prior']:.1f}", " ".join(_core.square_to_text(s) for s in pv))
+            cells = (
+                _core.square_to_text(m["move"]),
+                str(m["visits"]),
+                f"{100 * m['winrate']:.1f}",
+                f"{m['score']:+.1f}",
+                f"{100 * m['prior']:.1f}",
+                " ".join(_core.square_to_text(s) for s in pv),
+            )
             for col, text in enumerate(cells):
                 self.table.setItem(row, col, QTableWidgetItem(text))
 

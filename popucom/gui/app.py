@@ -1,6 +1,5 @@
 """Starting the GUI: the `popucom gui` arguments, the thread budget, the QApplication."""
 
-
 from __future__ import annotations
 
 import argparse
@@ -10,15 +9,22 @@ import sys
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", nargs="?", help="an .sgf game or a .jsonl game-record file to open")
-    parser.add_argument("--opponent", help="a model (.onnx, .pt, .plan) or a bot: random, greedy, uct:N "
-                        "(default: the newest weights/*.onnx, else uct:2000)")
+    parser.add_argument(
+        "--opponent",
+        help="a model (.onnx, .pt, .plan) or a bot: random, greedy, uct:N "
+        "(default: the newest weights/*.onnx, else uct:2000)",
+    )
     parser.add_argument("--mode", default="human-black", choices=["human-black", "human-white", "human-human", "ai-ai"])
     parser.add_argument("--visits", type=int, default=800, help="AI visits per move (default 800)")
     parser.add_argument("--seconds", type=float, help="AI time per move instead of visits")
     # The tree search runs between network calls, never during one, so the network may use
     # every core (the UI thread idles while the AI thinks).
-    parser.add_argument("--network-threads", type=int, default=max(1, min(4, os.cpu_count() or 1)),
-                        help="CPU threads of the network (default: all cores, at most 4)")
+    parser.add_argument(
+        "--network-threads",
+        type=int,
+        default=max(1, min(4, os.cpu_count() or 1)),
+        help="CPU threads of the network (default: all cores, at most 4)",
+    )
     parser.add_argument("--search-threads", type=int, default=1, help="C++ tree-search threads (default 1)")
 
 
@@ -34,12 +40,21 @@ def run(args: argparse.Namespace) -> int:
     opponent = args.opponent or default_opponent()
     # The thread budget is explicit and printed: on a small machine the network and the
     # search share the cores with the UI, which must stay responsive.
-    print(f"popucom gui: opponent {opponent}; threads: search {args.search_threads} + network "
-          f"{args.network_threads} = {args.search_threads + args.network_threads} (UI thread aside)", file=sys.stderr)
+    print(
+        f"popucom gui: opponent {opponent}; threads: search {args.search_threads} + network "
+        f"{args.network_threads} = {args.search_threads + args.network_threads} (UI thread aside)",
+        file=sys.stderr,
+    )
     app = QApplication.instance() or QApplication(sys.argv[:1])
     try:
-        window = MainWindow(opponent, mode=args.mode, visits=args.visits, seconds=args.seconds,
-                            network_threads=args.network_threads, search_threads=args.search_threads)
+        window = MainWindow(
+            opponent,
+            mode=args.mode,
+            visits=args.visits,
+            seconds=args.seconds,
+            network_threads=args.network_threads,
+            search_threads=args.search_threads,
+        )
     except (ValueError, FileNotFoundError, RuntimeError) as e:
         print(f"popucom gui: cannot use opponent {opponent}: {e}", file=sys.stderr)
         return 2

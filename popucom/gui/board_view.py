@@ -103,7 +103,7 @@ class BoardWidget(QWidget):
                 colour.setAlphaF(0.35 + 0.45 * share)
                 p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(colour)
-                p.drawEllipse(r.center(), cell * 0.42 * share ** 0.5, cell * 0.42 * share ** 0.5)
+                p.drawEllipse(r.center(), cell * 0.42 * share**0.5, cell * 0.42 * share**0.5)
             stone = pos.stone_at(sq)
             if stone is not None:
                 self._stone(p, r, stone, 1.0)
@@ -124,8 +124,11 @@ class BoardWidget(QWidget):
             p.setPen(QColor(0, 70, 20))
             for sq in np.argsort(-self.heat)[:5]:
                 if self.heat[sq] > 0.02 and pos.stone_at(int(sq)) is None:
-                    p.drawText(self.square_rect(int(sq)), Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignRight,
-                               f"{100 * self.heat[sq]:.0f} ")
+                    p.drawText(
+                        self.square_rect(int(sq)),
+                        Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignRight,
+                        f"{100 * self.heat[sq]:.0f} ",
+                    )
         self._draw_preview(p, cell)
         p.setPen(QColor(40, 40, 40))
         for i in range(N):

@@ -43,15 +43,26 @@ from .game_tree import GameTree, Node
 from .records import load_game_records, load_sgf, save_sgf
 from .tree_model import GameTreeModel
 
-MODES = {"human-black": "You (Black) vs AI", "human-white": "You (White) vs AI", "human-human": "Human vs human",
-         "ai-ai": "AI vs AI (watch)"}
+MODES = {
+    "human-black": "You (Black) vs AI",
+    "human-white": "You (White) vs AI",
+    "human-human": "Human vs human",
+    "ai-ai": "AI vs AI (watch)",
+}
 REDRAW_HZ = 10
 OPEN_MODEL = "Open model file…"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, opponent: str, mode: str = "human-black", visits: int = 800, seconds: float | None = None,
-                 network_threads: int = 1, search_threads: int = 1) -> None:
+    def __init__(
+        self,
+        opponent: str,
+        mode: str = "human-black",
+        visits: int = 800,
+        seconds: float | None = None,
+        network_threads: int = 1,
+        search_threads: int = 1,
+    ) -> None:
         super().__init__()
         self.setWindowTitle("Popucom Zero")
         self.network_threads, self.search_threads = network_threads, search_threads
@@ -71,8 +82,10 @@ class MainWindow(QMainWindow):
         self.redraw_timer.timeout.connect(self._draw_latest)
         self._build(mode, visits, seconds)
         self.refresh()
-        self.message(f"opponent: {self.bridge.opponent.description} | threads: search {search_threads} + "
-                     f"network {network_threads}")
+        self.message(
+            f"opponent: {self.bridge.opponent.description} | threads: search {search_threads} + "
+            f"network {network_threads}"
+        )
 
     # --- layout -----------------------------------------------------------------------
     def _build(self, mode: str, visits: int, seconds: float | None) -> None:
@@ -157,19 +170,36 @@ class MainWindow(QMainWindow):
         menu.addAction(QAction("Open &model…", self, triggered=self.open_model_dialog))
         menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
         menu = self.menuBar().addMenu("&Go")
-        for text, keys, slot in (("Back", "Left", self.tree.back), ("Forward", "Right", self.tree.forward),
-                                 ("Previous variation", "Up", lambda: self.tree.sibling(-1)),
-                                 ("Next variation", "Down", lambda: self.tree.sibling(+1)),
-                                 ("Start", "Home", self.tree.to_start), ("End", "End", self.tree.to_end)):
+        for text, keys, slot in (
+            ("Back", "Left", self.tree.back),
+            ("Forward", "Right", self.tree.forward),
+            ("Previous variation", "Up", lambda: self.tree.sibling(-1)),
+            ("Next variation", "Down", lambda: self.tree.sibling(+1)),
+            ("Start", "Home", self.tree.to_start),
+            ("End", "End", self.tree.to_end),
+        ):
             menu.addAction(QAction(text, self, shortcut=QKeySequence(keys), triggered=self._navigator(slot)))
         menu = self.menuBar().addMenu("&Edit")
-        menu.addAction(QAction("&Delete this variation", self, shortcut=QKeySequence("Ctrl+Delete"),
-                               triggered=lambda: self.delete_node(self.tree.current)))
-        menu.addAction(QAction("&Promote to main line", self, shortcut=QKeySequence("Ctrl+P"),
-                               triggered=lambda: self.promote_node(self.tree.current)))
+        menu.addAction(
+            QAction(
+                "&Delete this variation",
+                self,
+                shortcut=QKeySequence("Ctrl+Delete"),
+                triggered=lambda: self.delete_node(self.tree.current),
+            )
+        )
+        menu.addAction(
+            QAction(
+                "&Promote to main line",
+                self,
+                shortcut=QKeySequence("Ctrl+P"),
+                triggered=lambda: self.promote_node(self.tree.current),
+            )
+        )
         menu = self.menuBar().addMenu("&Analysis")
-        menu.addAction(QAction("&Analyze", self, shortcut=QKeySequence("A"),
-                               triggered=lambda: self.panel.analyze_button.toggle()))
+        menu.addAction(
+            QAction("&Analyze", self, shortcut=QKeySequence("A"), triggered=lambda: self.panel.analyze_button.toggle())
+        )
         menu.addAction(QAction("&Stop", self, shortcut=QKeySequence("Esc"), triggered=self.stop))
         self.threads_label = QLabel(f"threads: search {self.search_threads} + network {self.network_threads}")
         self.statusBar().addPermanentWidget(self.threads_label)
@@ -212,11 +242,16 @@ class MainWindow(QMainWindow):
         self.board.set_position(pos, node.move)
         self.board.set_heat(None)
         b_left, w_left = pos.moves_left
-        turn = "game over: " + self._result_text(pos) if pos.is_over else \
-            f"{'Black' if pos.to_move == _core.Color.BLACK else 'White'} to move"
-        self.info.setText(f"Black ● {b_left} left, {bin(pos.floors(_core.Color.BLACK)).count('1')} floors   |   "
-                          f"White ○ {w_left} left, {bin(pos.floors(_core.Color.WHITE)).count('1')} floors   |   "
-                          f"komi {pos.komi}   |   {turn}")
+        turn = (
+            "game over: " + self._result_text(pos)
+            if pos.is_over
+            else f"{'Black' if pos.to_move == _core.Color.BLACK else 'White'} to move"
+        )
+        self.info.setText(
+            f"Black ● {b_left} left, {bin(pos.floors(_core.Color.BLACK)).count('1')} floors   |   "
+            f"White ○ {w_left} left, {bin(pos.floors(_core.Color.WHITE)).count('1')} floors   |   "
+            f"komi {pos.komi}   |   {turn}"
+        )
         self.tree_model.refresh()
         self.tree_view.expandAll()
         self.tree_view.setCurrentIndex(self.tree_model.index_of(node))
@@ -238,16 +273,21 @@ class MainWindow(QMainWindow):
             note = ""
             if node.analysis:
                 a = node.analysis
-                note = (f"stored analysis: Black win rate {100 * a['black_winrate']:.1f}%, "
-                        f"score {a['black_score']:+.1f} ({int(a['visits'])} visits)")
+                note = (
+                    f"stored analysis: Black win rate {100 * a['black_winrate']:.1f}%, "
+                    f"score {a['black_score']:+.1f} ({int(a['visits'])} visits)"
+                )
             self.panel.show_result(None, note=note)
 
     @staticmethod
     def _result_text(pos: _core.Position) -> str:
         margin = pos.score + pos.komi
         how = "no legal move" if pos.end_reason == _core.EndReason.NO_LEGAL_MOVE else f"floors {margin:+d}"
-        return {_core.Result.BLACK_WIN: "Black wins", _core.Result.WHITE_WIN: "White wins",
-                _core.Result.DRAW: "draw"}.get(pos.result, "?") + f" ({how})"
+        return {
+            _core.Result.BLACK_WIN: "Black wins",
+            _core.Result.WHITE_WIN: "White wins",
+            _core.Result.DRAW: "draw",
+        }.get(pos.result, "?") + f" ({how})"
 
     # --- playing ----------------------------------------------------------------------
     def on_square(self, square: int) -> None:
@@ -258,8 +298,9 @@ class MainWindow(QMainWindow):
         elif pos.is_over:
             self.message(f"The game is over ({self._result_text(pos)}); go back to try another move")
         elif self.is_ai_turn():
-            self.message(f"It is the AI's turn in this mode: press 'AI move' (Ctrl+G) or change the mode "
-                         f"({name} not played)")
+            self.message(
+                f"It is the AI's turn in this mode: press 'AI move' (Ctrl+G) or change the mode ({name} not played)"
+            )
         elif not pos.is_legal(square):
             self.message(f"{name} is illegal: {pos.illegal_reason(square)}")
         else:
@@ -379,9 +420,11 @@ class MainWindow(QMainWindow):
         if result.visits == 0:
             return
         black = node.position.to_move == _core.Color.BLACK
-        node.analysis = {"visits": result.visits,
-                         "black_winrate": result.winrate if black else 1.0 - result.winrate,
-                         "black_score": result.score if black else -result.score}
+        node.analysis = {
+            "visits": result.visits,
+            "black_winrate": result.winrate if black else 1.0 - result.winrate,
+            "black_score": result.score if black else -result.score,
+        }
 
     def stop(self) -> None:
         """Stop: an AI thinking moves now with what it has; analysis ends."""
@@ -406,6 +449,7 @@ class MainWindow(QMainWindow):
             self._cancel()
             step()
             self._navigated()
+
         return go
 
     def go_to(self, node: Node) -> None:
@@ -474,8 +518,12 @@ class MainWindow(QMainWindow):
             self.set_opponent(spec)
 
     def open_model_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a model", "weights" if Path("weights").is_dir() else "",
-                                              "Models (*.onnx *.pt *.pth *.plan *.engine);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open a model",
+            "weights" if Path("weights").is_dir() else "",
+            "Models (*.onnx *.pt *.pth *.plan *.engine);;All files (*)",
+        )
         if path and not self.set_opponent(path):
             QMessageBox.warning(self, "Not a usable model", self.last_message)
         elif not path:
@@ -491,8 +539,9 @@ class MainWindow(QMainWindow):
         self.tree_model.set_tree(tree)
         self.refresh()
 
-    def open_path(self, path: str | Path, pick: Callable[[list[tuple[str, GameTree]]], GameTree | None] | None = None
-                  ) -> bool:
+    def open_path(
+        self, path: str | Path, pick: Callable[[list[tuple[str, GameTree]]], GameTree | None] | None = None
+    ) -> bool:
         """Opens an SGF file or a JSONL game-record file (the game `pick` chooses; default the
         first); on failure the game in progress is kept and the message says why."""
         path = Path(path)
@@ -527,8 +576,9 @@ class MainWindow(QMainWindow):
         return True
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a game", "",
-                                              "Games (*.sgf *.jsonl);;SGF (*.sgf);;Game records (*.jsonl)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a game", "", "Games (*.sgf *.jsonl);;SGF (*.sgf);;Game records (*.jsonl)"
+        )
         if path and not self.open_path(path, pick=self._pick_game) and self.last_message.startswith("Cannot"):
             QMessageBox.warning(self, "Cannot open", self.last_message)
 

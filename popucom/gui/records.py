@@ -52,11 +52,17 @@ def to_sgf(tree: GameTree) -> str:
     start = tree.root.position
     if start != _core.Position(start.komi):
         raise ValueError("only games from the empty board can be saved as SGF")
-    info = {"GM": GAME_ID, "FF": "4", "CA": "UTF-8", "AP": f"popucom:{__version__}",
-            "SZ": str(_core.BOARD_SIZE), "KM": str(start.komi)}
+    info = {
+        "GM": GAME_ID,
+        "FF": "4",
+        "CA": "UTF-8",
+        "AP": f"popucom:{__version__}",
+        "SZ": str(_core.BOARD_SIZE),
+        "KM": str(start.komi),
+    }
     info.update({k: v for k, v in tree.properties.items() if k in GAME_INFO and v})
     head = ";" + "".join(f"{k}[{_escape(v)}]" for k, v in info.items())
-    body = _sequence_text(tree.root)[len(_node_text(tree.root)):]  # the root's own props follow the info
+    body = _sequence_text(tree.root)[len(_node_text(tree.root)) :]  # the root's own props follow the info
     root_props = _node_text(tree.root)[1:]
     return f"({head}{root_props}{body})\n"
 
@@ -112,7 +118,7 @@ class _Parser:
             start = self.i
             while self.i < len(self.text) and self.text[self.i].isalpha():
                 self.i += 1
-            key = self.text[start:self.i]
+            key = self.text[start : self.i]
             if not key.isupper():
                 raise self.error(f"property '{key}' must be upper case")
             values = []
@@ -163,8 +169,11 @@ def _apply_node(tree: GameTree, props: dict[str, list[str]], number: int) -> Non
     if "ZA" in props:
         try:
             visits, winrate, score = props["ZA"][0].split(":")
-            tree.current.analysis = {"visits": int(visits), "black_winrate": float(winrate),
-                                     "black_score": float(score)}
+            tree.current.analysis = {
+                "visits": int(visits),
+                "black_winrate": float(winrate),
+                "black_score": float(score),
+            }
         except ValueError:
             raise ValueError(f"SGF node {number}: ZA[{props['ZA'][0]}] is not visits:winrate:score") from None
 
@@ -231,13 +240,16 @@ def load_game_records(path: str | Path) -> list[tuple[str, GameTree]]:
             komi = int(record.get("komi", 0))
             info = {"PB": str(record.get("black", "")), "PW": str(record.get("white", ""))}
             if "result" in record:
-                info["RE"] = {"black": "B+", "white": "W+", "draw": "0"}.get(record["result"], "?") + \
-                    (str(abs(record.get("score", 0))) if record["result"] != "draw" else "")
+                info["RE"] = {"black": "B+", "white": "W+", "draw": "0"}.get(record["result"], "?") + (
+                    str(abs(record.get("score", 0))) if record["result"] != "draw" else ""
+                )
             tree = GameTree.from_moves(moves, komi, info)
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{Path(path).name} line {number}: not a game record ({type(e).__name__}: {e})") from None
-        title = (f"{len(games) + 1}: {info['PB'] or '?'} vs {info['PW'] or '?'}, {info.get('RE', '')}, "
-                 f"{len(tree.main_line()) - 1} moves")
+        title = (
+            f"{len(games) + 1}: {info['PB'] or '?'} vs {info['PW'] or '?'}, {info.get('RE', '')}, "
+            f"{len(tree.main_line()) - 1} moves"
+        )
         games.append((title, tree))
     if not games:
         raise ValueError(f"{Path(path).name} holds no game records")

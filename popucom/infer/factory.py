@@ -38,13 +38,22 @@ def model_kind(path: str | Path) -> str:
         return "checkpoint"
     if suffix in PLAN_SUFFIXES:
         return "plan"
-    raise ValueError(f"{path} is not a model file: want an ONNX model ({', '.join(ONNX_SUFFIXES)}), "
-                     f"a training checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}) or a TensorRT plan "
-                     f"({', '.join(PLAN_SUFFIXES)})")
+    raise ValueError(
+        f"{path} is not a model file: want an ONNX model ({', '.join(ONNX_SUFFIXES)}), "
+        f"a training checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}) or a TensorRT plan "
+        f"({', '.join(PLAN_SUFFIXES)})"
+    )
 
 
-def load_evaluator(path: str | Path, backend: str = "auto", device: str = "cpu", threads: int = 1,
-                   engine_cache: str | Path | None = None, max_batch: int = 1024, expect=None) -> Evaluator:
+def load_evaluator(
+    path: str | Path,
+    backend: str = "auto",
+    device: str = "cpu",
+    threads: int = 1,
+    engine_cache: str | Path | None = None,
+    max_batch: int = 1024,
+    expect=None,
+) -> Evaluator:
     """An evaluator for the model at `path` (see the module docstring).
 
     expect: a ModelConfig that a checkpoint must match (a run refuses a foreign one).
@@ -65,20 +74,28 @@ def load_evaluator(path: str | Path, backend: str = "auto", device: str = "cpu",
 
     if backend == "onnx":
         if kind != "onnx":
-            raise ValueError(f"{path}: ONNX Runtime reads .onnx models; export the checkpoint with `popucom export`"
-                             if kind == "checkpoint" else f"{path}: a TensorRT plan runs only on the trt backend")
+            raise ValueError(
+                f"{path}: ONNX Runtime reads .onnx models; export the checkpoint with `popucom export`"
+                if kind == "checkpoint"
+                else f"{path}: a TensorRT plan runs only on the trt backend"
+            )
         from .onnx_backend import OnnxEvaluator
+
         return OnnxEvaluator(path, device=device, threads=threads)
 
     if backend == "torch":
         if kind != "checkpoint":
-            raise ValueError(f"{path}: the torch backend loads training checkpoints (.pt); use backend onnx "
-                             "or trt for an exported model")
+            raise ValueError(
+                f"{path}: the torch backend loads training checkpoints (.pt); use backend onnx "
+                "or trt for an exported model"
+            )
         from .torch_backend import TorchEvaluator
+
         return TorchEvaluator(_checkpoint_network(path, expect), device=device, threads=threads)
 
     # trt
     from .trt_backend import TensorRTEvaluator
+
     if device != "cuda":
         raise ValueError("the TensorRT backend runs on a GPU: use device 'cuda'")
     if kind == "plan":

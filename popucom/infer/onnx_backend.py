@@ -34,18 +34,25 @@ class OnnxEvaluator:
             raise ValueError(f"unknown device '{device}' for onnxruntime (choose cpu or cuda)")
         wanted = PROVIDERS[device]
         if wanted not in ort.get_available_providers():
-            raise RuntimeError(f"onnxruntime has no {wanted} here (available: {ort.get_available_providers()}); "
-                               "install onnxruntime-gpu for cuda")
+            raise RuntimeError(
+                f"onnxruntime has no {wanted} here (available: {ort.get_available_providers()}); "
+                "install onnxruntime-gpu for cuda"
+            )
         options = onnx_session_options(threads)
         self.threads = options.intra_op_num_threads
         self.session = ort.InferenceSession(str(self.path), sess_options=options, providers=[wanted])
         if self.session.get_providers()[0] != wanted:
             raise RuntimeError(f"onnxruntime fell back to {self.session.get_providers()[0]} instead of {wanted}")
         inputs = self.session.get_inputs()
-        if len(inputs) != 1 or inputs[0].name != INPUT_NAME or list(inputs[0].shape[1:]) != \
-                [_core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE]:
-            raise ValueError(f"{self.path}: input is {[(i.name, i.shape) for i in inputs]}, expected "
-                             f"'{INPUT_NAME}' of shape [N, {_core.NUM_FEATURE_PLANES}, 9, 9]")
+        if (
+            len(inputs) != 1
+            or inputs[0].name != INPUT_NAME
+            or list(inputs[0].shape[1:]) != [_core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE]
+        ):
+            raise ValueError(
+                f"{self.path}: input is {[(i.name, i.shape) for i in inputs]}, expected "
+                f"'{INPUT_NAME}' of shape [N, {_core.NUM_FEATURE_PLANES}, 9, 9]"
+            )
         outputs = {o.name: list(o.shape[1:]) for o in self.session.get_outputs()}
         expected = {o.name: list(o.shape) for o in OUTPUTS}
         if outputs != expected:
@@ -65,5 +72,7 @@ class OnnxEvaluator:
         return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
-        return (f"onnxruntime {self.device} ({self.session.get_providers()[0]}, {self.threads} threads), "
-                f"model {self.path.name} [{self.preset}]")
+        return (
+            f"onnxruntime {self.device} ({self.session.get_providers()[0]}, {self.threads} threads), "
+            f"model {self.path.name} [{self.preset}]"
+        )

@@ -20,8 +20,15 @@ CPU_CHUNK = 32
 
 
 class TorchEvaluator:
-    def __init__(self, net: PopucomNet, device: str = "cpu", compile: bool = False, half: bool = False,
-                 threads: int | None = None, chunk: int | None = None) -> None:
+    def __init__(
+        self,
+        net: PopucomNet,
+        device: str = "cpu",
+        compile: bool = False,
+        half: bool = False,
+        threads: int | None = None,
+        chunk: int | None = None,
+    ) -> None:
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("torch backend: CUDA was requested but torch sees no GPU")
         self.device = torch.device(device)
@@ -39,8 +46,7 @@ class TorchEvaluator:
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the deployed model (popucom.nn.outputs.OUTPUTS) as numpy arrays, keyed by name."""
         self.calls += 1
-        x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype,
-                                                                            non_blocking=True)
+        x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
         if self.chunk and len(x) > self.chunk:
             parts = [self.forward(c) for c in x.split(self.chunk)]
             outputs = [torch.cat(o) for o in zip(*parts)]

@@ -32,8 +32,7 @@ def _require_gpu():
         import tensorrt as trt
         import torch
     except ImportError as e:
-        raise RuntimeError("the TensorRT backend needs the [trt] extra (tensorrt, torch with CUDA): "
-                           f"{e}") from e
+        raise RuntimeError(f"the TensorRT backend needs the [trt] extra (tensorrt, torch with CUDA): {e}") from e
     if not torch.cuda.is_available():
         raise RuntimeError("the TensorRT backend needs a CUDA GPU, and torch sees none")
     if int(trt.__version__.split(".")[0]) < 10:
@@ -48,8 +47,14 @@ def engine_cache_path(onnx_path: str | Path, cache_dir: str | Path, precision: s
     return Path(cache_dir) / f"{model_hash}-trt{trt.__version__}-{gpu}-{precision}-b{max_batch}.plan"
 
 
-def build_engine(onnx_path: str | Path, cache_dir: str | Path, max_batch: int = 1024, precision: str = "fp16",
-                 workspace_gb: float = 2.0, log: Callable[[str], None] | None = None) -> Path:
+def build_engine(
+    onnx_path: str | Path,
+    cache_dir: str | Path,
+    max_batch: int = 1024,
+    precision: str = "fp16",
+    workspace_gb: float = 2.0,
+    log: Callable[[str], None] | None = None,
+) -> Path:
     """Builds (or finds in the cache) the engine for a model; returns the plan's path.
     The notice of a build goes to `log` if given, else to this module's logger."""
     trt, _ = _require_gpu()
@@ -58,8 +63,10 @@ def build_engine(onnx_path: str | Path, cache_dir: str | Path, max_batch: int = 
     if plan.exists():
         return plan
     notice = log or logger.info
-    notice(f"building TensorRT engine for {Path(onnx_path).name} ({precision}, batch 1..{max_batch}); "
-           "this takes a minute or two and is cached")
+    notice(
+        f"building TensorRT engine for {Path(onnx_path).name} ({precision}, batch 1..{max_batch}); "
+        "this takes a minute or two and is cached"
+    )
     trt_logger = trt.Logger(trt.Logger.WARNING)
     builder = trt.Builder(trt_logger)
     network = builder.create_network(0)
@@ -99,16 +106,24 @@ def read_plan_metadata(plan: str | Path) -> dict[str, str]:
     try:
         metadata = json.loads(path.read_text())
     except (OSError, ValueError) as e:
-        raise ValueError(f"{plan}: no readable model metadata at {path} ({e}); rebuild the engine with "
-                         "`popucom build-engine --model MODEL.onnx`, or open the ONNX model itself") from e
+        raise ValueError(
+            f"{plan}: no readable model metadata at {path} ({e}); rebuild the engine with "
+            "`popucom build-engine --model MODEL.onnx`, or open the ONNX model itself"
+        ) from e
     check_metadata(metadata, plan)
     return metadata
 
 
 class TensorRTEvaluator:
-    def __init__(self, onnx_path: str | Path | None, cache_dir: str | Path | None = None, max_batch: int = 1024,
-                 precision: str = "fp16", log: Callable[[str], None] | None = None,
-                 plan: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        onnx_path: str | Path | None,
+        cache_dir: str | Path | None = None,
+        max_batch: int = 1024,
+        precision: str = "fp16",
+        log: Callable[[str], None] | None = None,
+        plan: str | Path | None = None,
+    ) -> None:
         """From an ONNX model (its engine built or found in cache_dir), or from a built `plan`
         (onnx_path None; the plan's metadata sidecar says what it is)."""
         trt, torch = _require_gpu()

@@ -33,8 +33,9 @@ def require_keys(path: Path, state: dict[str, Any], kinds: tuple[tuple[str, type
             raise ValueError(f"checkpoint {path} is incomplete: '{key}' is missing or not a {kind.__name__}")
 
 
-def read_model_state(path: str | Path, expect: ModelConfig | None = None,
-                     required: tuple[tuple[str, type], ...] = ()) -> tuple[dict[str, Any], ModelConfig]:
+def read_model_state(
+    path: str | Path, expect: ModelConfig | None = None, required: tuple[tuple[str, type], ...] = ()
+) -> tuple[dict[str, Any], ModelConfig]:
     """The checkpoint's whole state and its model config. Reads without running code from the
     file (checkpoint_file.py); raises ValueError if it is unsafe, corrupt, lacks the model or
     one of `required`, was encoded for another feature version, or differs from `expect`."""
@@ -46,8 +47,10 @@ def read_model_state(path: str | Path, expect: ModelConfig | None = None,
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"checkpoint {path} has a model config this build cannot read: {e}") from None
     if model_config.feature_version != _core.FEATURE_VERSION:
-        raise ValueError(f"checkpoint {path} was trained on feature version {model_config.feature_version}, "
-                         f"this build encodes version {_core.FEATURE_VERSION}")
+        raise ValueError(
+            f"checkpoint {path} was trained on feature version {model_config.feature_version}, "
+            f"this build encodes version {_core.FEATURE_VERSION}"
+        )
     if expect is not None:
         diffs = describe_differences(model_config.to_dict(), expect.to_dict())
         if diffs:

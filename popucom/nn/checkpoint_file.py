@@ -63,8 +63,12 @@ def _encode(value: Any, path: str, tensors: dict[str, torch.Tensor]) -> Any:
         if all(isinstance(k, str) and not k.startswith("__") for k in value):
             return {k: _encode(v, f"{path}/{k}", tensors) for k, v in value.items()}
         # Optimizer states key parameters by int: keep the keys' types.
-        return {_DICT: [[_encode(k, f"{path}/key{i}", tensors), _encode(v, f"{path}/{i}", tensors)]
-                        for i, (k, v) in enumerate(value.items())]}
+        return {
+            _DICT: [
+                [_encode(k, f"{path}/key{i}", tensors), _encode(v, f"{path}/{i}", tensors)]
+                for i, (k, v) in enumerate(value.items())
+            ]
+        }
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise TypeError(f"checkpoint state at '{path}' holds a {type(value).__name__}, which the file format cannot store")
@@ -136,15 +140,22 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
                 f"checkpoint {path} holds pickled Python objects, not only tensors and plain data; refused "
                 f"without loading it. It is either a version-1 popucom checkpoint (re-create it, or convert a "
                 f"file you trust with popucom.nn.checkpoint_file.upgrade_trusted_checkpoint) or not a "
-                f"safe file") from None
+                f"safe file"
+            ) from None
         raise CheckpointFileError(f"checkpoint {path} is corrupt or truncated ({e})") from None
     except Exception as e:  # noqa: BLE001 - nothing ran; any failure of the reader means a bad file
         raise CheckpointFileError(f"checkpoint {path} is corrupt or truncated ({type(e).__name__}: {e})") from None
     if isinstance(stored, dict) and stored.get("format") == CHECKPOINT_FORMAT:
-        raise CheckpointFileError(f"checkpoint {path} has version {stored.get('version')}, this build reads "
-                                  f"version {CHECKPOINT_VERSION}; re-create it")
-    if not (isinstance(stored, dict) and set(stored) == {"meta", "sha256", "tensors"}
-            and isinstance(stored["meta"], str) and isinstance(stored["tensors"], dict)):
+        raise CheckpointFileError(
+            f"checkpoint {path} has version {stored.get('version')}, this build reads "
+            f"version {CHECKPOINT_VERSION}; re-create it"
+        )
+    if not (
+        isinstance(stored, dict)
+        and set(stored) == {"meta", "sha256", "tensors"}
+        and isinstance(stored["meta"], str)
+        and isinstance(stored["tensors"], dict)
+    ):
         raise CheckpointFileError(f"{path} is not a popucom checkpoint")
     tensors = stored["tensors"]
     if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in tensors.items()):
@@ -158,8 +169,9 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointFileError(f"{path} is not a popucom checkpoint")
     if state.get("version") != CHECKPOINT_VERSION:
-        raise CheckpointFileError(f"checkpoint {path} has version {state.get('version')}, this build reads "
-                                  f"version {CHECKPOINT_VERSION}")
+        raise CheckpointFileError(
+            f"checkpoint {path} has version {state.get('version')}, this build reads version {CHECKPOINT_VERSION}"
+        )
     return state
 
 

@@ -29,14 +29,17 @@ class ConvResNet(nn.Module):
     def __init__(self, config: ModelConfig, channels: int, blocks: int) -> None:
         super().__init__()
         self.config = config
-        self.stem = nn.Sequential(nn.Conv2d(config.input_planes, channels, 3, padding=1, bias=False),
-                                  nn.BatchNorm2d(channels), nn.ReLU())
+        self.stem = nn.Sequential(
+            nn.Conv2d(config.input_planes, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels), nn.ReLU()
+        )
         self.blocks = nn.Sequential(*[ResBlock(channels) for _ in range(blocks)])
         self.cell_head = nn.Conv2d(channels, 3, 1)
-        self.value_head = nn.Sequential(nn.Linear(channels, config.head_hidden), nn.GELU(),
-                                        nn.Linear(config.head_hidden, len(WDL)))
-        self.score_head = nn.Sequential(nn.Linear(channels, config.head_hidden), nn.GELU(),
-                                        nn.Linear(config.head_hidden, 1))
+        self.value_head = nn.Sequential(
+            nn.Linear(channels, config.head_hidden), nn.GELU(), nn.Linear(config.head_hidden, len(WDL))
+        )
+        self.score_head = nn.Sequential(
+            nn.Linear(channels, config.head_hidden), nn.GELU(), nn.Linear(config.head_hidden, 1)
+        )
 
     def forward(self, features: torch.Tensor) -> dict[str, torch.Tensor]:
         """The heads of outputs.HEADS, keyed by name, as PopucomNet returns them."""

@@ -38,9 +38,15 @@ def export_onnx(net: PopucomNet, path: str | Path, extra_metadata: dict[str, str
         exporter_log.setLevel(logging.ERROR)  # it warns about optional torchvision ops
         try:
             program = torch.onnx.export(
-                wrapper, (example,), dynamo=True, opset_version=OPSET, input_names=[INPUT_NAME],
-                output_names=list(OUTPUT_NAMES), dynamic_shapes={"features": {0: torch.export.Dim("batch")}},
-                verbose=False)
+                wrapper,
+                (example,),
+                dynamo=True,
+                opset_version=OPSET,
+                input_names=[INPUT_NAME],
+                output_names=list(OUTPUT_NAMES),
+                dynamic_shapes={"features": {0: torch.export.Dim("batch")}},
+                verbose=False,
+            )
         finally:
             exporter_log.setLevel(level)
     model = program.model_proto
@@ -77,7 +83,9 @@ def check_metadata(metadata: dict[str, str], path: str | Path) -> None:
     if metadata.get("popucom_format") != ONNX_FORMAT:
         raise ValueError(f"{path} is not a popucom model (no popucom metadata; export it with `popucom export`)")
     if metadata.get("feature_version") != str(_core.FEATURE_VERSION):
-        raise ValueError(f"{path} was trained on feature version {metadata.get('feature_version')}, "
-                         f"this build encodes version {_core.FEATURE_VERSION}")
+        raise ValueError(
+            f"{path} was trained on feature version {metadata.get('feature_version')}, "
+            f"this build encodes version {_core.FEATURE_VERSION}"
+        )
     if metadata.get("outputs") != ",".join(OUTPUT_NAMES):
         raise ValueError(f"{path} has outputs '{metadata.get('outputs')}', expected '{','.join(OUTPUT_NAMES)}'")

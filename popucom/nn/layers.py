@@ -91,7 +91,7 @@ class PoPEAttention(nn.Module):
         phases = pope_phases(self.head_dim, theta_max, theta_min)
         self.register_buffer("cos", phases.cos(), persistent=False)
         self.register_buffer("sin", phases.sin(), persistent=False)
-        self.scale = self.head_dim ** -0.5  # of the original width, passed explicitly
+        self.scale = self.head_dim**-0.5  # of the original width, passed explicitly
         self.last_max_logit = torch.tensor(0.0)
 
     def tables(self) -> torch.Tensor:
@@ -121,11 +121,11 @@ class PoPEAttention(nn.Module):
         h, hd = self.heads, self.head_dim
         w_qkv, _, tables = weights
         qkv = F.linear(x, w_qkv)
-        magnitude = F.softplus(qkv[..., :2 * d]).view(n, t, 2, h, 1, hd).permute(0, 2, 3, 1, 4, 5)
+        magnitude = F.softplus(qkv[..., : 2 * d]).view(n, t, 2, h, 1, hd).permute(0, 2, 3, 1, 4, 5)
         # The product is written head-major, so q2 and k2 are contiguous views of it.
         qk = torch.mul(magnitude, tables.to(x.dtype))  # (n, 2, h, 81, 2, hd)
         q2, k2 = qk.reshape(n, 2, h, t, 2 * hd).unbind(1)
-        return q2, k2, qkv[..., 2 * d:].view(n, t, h, hd)
+        return q2, k2, qkv[..., 2 * d :].view(n, t, h, hd)
 
     def logits(self, x: torch.Tensor) -> torch.Tensor:
         """Attention logits (N, heads, 81, 81) (the scale of the original width included)."""
@@ -218,8 +218,14 @@ class DepthMixer(nn.Module):
 
 def fused_kernels_apply(streams: torch.Tensor, n: int) -> bool:
     """The C++ mHC kernels serve inference of contiguous fp32 CPU activations."""
-    return (not torch.is_grad_enabled() and not tracing() and streams.device.type == "cpu"
-            and streams.dtype == torch.float32 and streams.is_contiguous() and n <= _core.MHC_MAX_STREAMS)
+    return (
+        not torch.is_grad_enabled()
+        and not tracing()
+        and streams.device.type == "cpu"
+        and streams.dtype == torch.float32
+        and streams.is_contiguous()
+        and n <= _core.MHC_MAX_STREAMS
+    )
 
 
 def sinkhorn(logits: torch.Tensor, iters: int) -> torch.Tensor:
@@ -284,8 +290,8 @@ class HyperConnection(nn.Module):
         if fused_kernels_apply(streams, n):
             return self.fused_forward(h.contiguous(), streams, branch)
         h_pre = torch.sigmoid(h[:n]).to(streams.dtype)  # (n, B)
-        h_post = 2 * torch.sigmoid(h[n:2 * n]).to(streams.dtype)
-        h_res = sinkhorn_leading(h[2 * n:].view(n, n, -1), self.iters).to(streams.dtype)  # (n, n, B)
+        h_post = 2 * torch.sigmoid(h[n : 2 * n]).to(streams.dtype)
+        h_res = sinkhorn_leading(h[2 * n :].view(n, n, -1), self.iters).to(streams.dtype)  # (n, n, B)
         if torch.is_grad_enabled():
             read = torch.einsum("kb,bkd->bd", h_pre, s)
             out = branch(read.view(n_batch, t, d)).reshape(n_batch * t, 1, d)

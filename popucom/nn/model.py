@@ -33,20 +33,25 @@ class PopucomNet(nn.Module):
         if config.feature_version != _core.FEATURE_VERSION:
             raise ValueError(
                 f"model config is for feature version {config.feature_version}; "
-                f"this build encodes version {_core.FEATURE_VERSION}")
+                f"this build encodes version {_core.FEATURE_VERSION}"
+            )
         self.config = c = config
         d = c.d_model
         self.embed = nn.Linear(c.input_planes, d)
         self.cell_embedding = nn.Parameter(torch.randn(_core.NUM_SQUARES, d) * 0.1) if c.absolute_positions else None
         self.sublayers = nn.ModuleList()
         for _ in range(c.layers):
-            self.sublayers.append(SubLayer(d, PoPEAttention(d, c.heads, c.pope_theta_max, c.pope_theta_min),
-                                           c.layer_scale_init))
+            self.sublayers.append(
+                SubLayer(d, PoPEAttention(d, c.heads, c.pope_theta_max, c.pope_theta_min), c.layer_scale_init)
+            )
             self.sublayers.append(SubLayer(d, MLP(d, c.mlp_ratio), c.layer_scale_init))
         count = len(self.sublayers)
         self.depth = DepthMixer(d, count + 1) if c.attn_res else None
-        self.hyper = (nn.ModuleList(HyperConnection(d, c.mhc_streams, i, c.sinkhorn_iters) for i in range(count))
-                      if c.mhc else None)
+        self.hyper = (
+            nn.ModuleList(HyperConnection(d, c.mhc_streams, i, c.sinkhorn_iters) for i in range(count))
+            if c.mhc
+            else None
+        )
         self.final_norm = RMSNorm(d)
         self.token_head = nn.Linear(d, 3)  # policy, soft policy, ownership
         self.value_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, len(WDL)))
@@ -72,7 +77,7 @@ class PopucomNet(nn.Module):
         scores = h0.new_empty((count,) + h0.shape[:2] + (count,), dtype=torch.float32)
         sources[0], scores[0] = h0, self.depth.score(h0)
         for i, f in enumerate(self.sublayers):
-            v = f(self.depth.mix_stacked(i, sources[:i + 1], scores[:i + 1]))
+            v = f(self.depth.mix_stacked(i, sources[: i + 1], scores[: i + 1]))
             sources[i + 1], scores[i + 1] = v, self.depth.score(v)
         return self.depth.mix_stacked(count - 1, sources, scores)
 

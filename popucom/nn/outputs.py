@@ -39,8 +39,9 @@ HEADS: tuple[Head, ...] = (
     # logits over the squares, illegal squares masked
     Head("policy_logits", (_core.NUM_SQUARES,), target="policy", loss="distribution_ce", weight="policy"),
     # KataGo's auxiliary soft policy: the same target raised to 1/4
-    Head("soft_policy_logits", (_core.NUM_SQUARES,), target="policy", loss="soft_distribution_ce",
-         weight="soft_policy"),
+    Head(
+        "soft_policy_logits", (_core.NUM_SQUARES,), target="policy", loss="soft_distribution_ce", weight="soft_policy"
+    ),
     # win/draw/loss logits
     Head("wdl_logits", (len(WDL),), target="outcome", loss="class_ce", weight="value"),
     # the expected final margin in floors (komi included)

@@ -72,8 +72,8 @@ def hyper(hc, streams: torch.Tensor, branch) -> torch.Tensor:
     n_batch, t, n, d = streams.shape
     h = hc.proj(rms_norm(streams.reshape(n_batch, t, n * d), hc.norm.weight))
     h_pre = torch.sigmoid(hc.alpha[0] * h[..., :n] + hc.b_pre)
-    h_post = 2 * torch.sigmoid(hc.alpha[1] * h[..., n:2 * n] + hc.b_post)
-    h_res = sinkhorn(hc.alpha[2] * h[..., 2 * n:].reshape(n_batch, t, n, n) + hc.b_res, hc.iters)
+    h_post = 2 * torch.sigmoid(hc.alpha[1] * h[..., n : 2 * n] + hc.b_post)
+    h_res = sinkhorn(hc.alpha[2] * h[..., 2 * n :].reshape(n_batch, t, n, n) + hc.b_res, hc.iters)
     out = branch(torch.einsum("ntk,ntkd->ntd", h_pre, streams))
     mixed = torch.einsum("ntjk,ntkd->ntjd", h_res.to(streams.dtype), streams)
     return mixed + h_post[..., None] * out[:, :, None, :]

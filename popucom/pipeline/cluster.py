@@ -40,10 +40,21 @@ def _actor_class(ray):
                     (tmp / "komi.json").write_bytes(komi_stats)
                 komi = KomiSampler.load(tmp / "komi.json")
                 config = SelfPlayConfig.from_dict(selfplay)
-                stats = run_selfplay(OnnxEvaluator(tmp / "model.onnx", threads=1), config, tmp / "out", "w", games,
-                                     komi, None, seed=seed, progress=False)
-                chunks = [((tmp / "out" / f"{name}.pcs").read_bytes(),
-                           (tmp / "out" / f"{name}.games.jsonl").read_bytes()) for name in stats.chunks]
+                stats = run_selfplay(
+                    OnnxEvaluator(tmp / "model.onnx", threads=1),
+                    config,
+                    tmp / "out",
+                    "w",
+                    games,
+                    komi,
+                    None,
+                    seed=seed,
+                    progress=False,
+                )
+                chunks = [
+                    ((tmp / "out" / f"{name}.pcs").read_bytes(), (tmp / "out" / f"{name}.games.jsonl").read_bytes())
+                    for name in stats.chunks
+                ]
                 return chunks, stats.summary()
 
     return SelfPlayActor
@@ -60,9 +71,11 @@ def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bo
     model = ray.put(run.model(k).read_bytes())
     komi_bytes = run.komi.read_bytes() if run.komi.exists() else None
     shares = [wanted // len(actors) + (i < wanted % len(actors)) for i in range(len(actors))]
-    futures = [actor.play.remote(model, asdict(config.selfplay), share, config.seed * 7919 + k * 101 + i + chunk,
-                                 komi_bytes)
-               for i, (actor, share) in enumerate(zip(actors, shares)) if share > 0]
+    futures = [
+        actor.play.remote(model, asdict(config.selfplay), share, config.seed * 7919 + k * 101 + i + chunk, komi_bytes)
+        for i, (actor, share) in enumerate(zip(actors, shares))
+        if share > 0
+    ]
     komi = KomiSampler.load(run.komi)
     games = 0
     started = time.perf_counter()
@@ -80,44 +93,75 @@ def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bo
                 komi.record(game["score"], winner)
                 games += 1
     komi.save(run.komi)
-    return {**combine_worker_stats([summary for _, summary in results], wall), "games": games,
-            "resumed_games": done, "workers": len(actors), "fair_komi": komi.fair_komi()}
+    return {
+        **combine_worker_stats([summary for _, summary in results], wall),
+        "games": games,
+        "resumed_games": done,
+        "workers": len(actors),
+        "fair_komi": komi.fair_komi(),
+    }
 
 
 def combine_worker_stats(summaries: list[dict], wall_seconds: float) -> dict:
     """The iteration's self-play figures from the workers' own: counts add up, rates are per
     second of the head's wall time, shares and means are weighted by each worker's work."""
-    total = {key: sum(s.get(key, 0) for s in summaries)
-             for key in ("positions", "moves", "nn_evals", "black_wins", "white_wins", "draws",
-                         "full_searches", "noisy_full_searches", "noisy_fast_searches")}
+    total = {
+        key: sum(s.get(key, 0) for s in summaries)
+        for key in (
+            "positions",
+            "moves",
+            "nn_evals",
+            "black_wins",
+            "white_wins",
+            "draws",
+            "full_searches",
+            "noisy_full_searches",
+            "noisy_fast_searches",
+        )
+    }
     worker_seconds = sum(s.get("seconds", 0.0) for s in summaries)
     eval_seconds = sum(s.get("eval_seconds", 0.0) for s in summaries)
     evals = max(total["nn_evals"], 1)
     per_s = 1.0 / wall_seconds if wall_seconds > 0 else 0.0
-    return {**total, "seconds": wall_seconds, "worker_seconds": worker_seconds, "eval_seconds": eval_seconds,
-            "eval_share": eval_seconds / worker_seconds if worker_seconds else 0.0,
-            "mean_batch": sum(s.get("mean_batch", 0.0) * s.get("nn_evals", 0) for s in summaries) / evals,
-            "max_batch": max((s.get("max_batch", 0) for s in summaries), default=0),
-            "cache_hit_rate": sum(s.get("cache_hit_rate", 0.0) * s.get("nn_evals", 0) for s in summaries) / evals,
-            "positions_per_s": total["positions"] * per_s, "moves_per_s": total["moves"] * per_s,
-            "nn_evals_per_s": total["nn_evals"] * per_s}
+    return {
+        **total,
+        "seconds": wall_seconds,
+        "worker_seconds": worker_seconds,
+        "eval_seconds": eval_seconds,
+        "eval_share": eval_seconds / worker_seconds if worker_seconds else 0.0,
+        "mean_batch": sum(s.get("mean_batch", 0.0) * s.get("nn_evals", 0) for s in summaries) / evals,
+        "max_batch": max((s.get("max_batch", 0) for s in summaries), default=0),
+        "cache_hit_rate": sum(s.get("cache_hit_rate", 0.0) * s.get("nn_evals", 0) for s in summaries) / evals,
+        "positions_per_s": total["positions"] * per_s,
+        "moves_per_s": total["moves"] * per_s,
+        "nn_evals_per_s": total["nn_evals"] * per_s,
+    }
 
 
-def run_cluster_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | None, address: str,
-                         workers: int | None = None, progress: bool = True) -> int:
+def run_cluster_pipeline(
+    run_dir: str | Path,
+    config: PipelineConfig,
+    iterations: int | None,
+    address: str,
+    workers: int | None = None,
+    progress: bool = True,
+) -> int:
     """Like run_pipeline, with self-play on Ray actors. address "local" starts a local Ray instance."""
     try:
         import ray
     except ImportError as e:
         raise RuntimeError("--ray-address needs the [cluster] extra: pip install 'popucom[cluster]'") from e
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False, log_to_driver=False,
-                 **({"num_cpus": workers} if address == "local" and workers else {}))
+        ray.init(
+            address=None if address == "local" else address,
+            include_dashboard=False,
+            log_to_driver=False,
+            **({"num_cpus": workers} if address == "local" and workers else {}),
+        )
     count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     actor_class = _actor_class(ray)
     actors = [actor_class.remote() for _ in range(count)]
     logger.info(f"Ray cluster at {address}: {count} self-play actors")
-    return run_pipeline(run_dir, config, iterations, progress,
-                        selfplay_stage=partial(ray_selfplay_stage, actors=actors, ray=ray))
-
-
+    return run_pipeline(
+        run_dir, config, iterations, progress, selfplay_stage=partial(ray_selfplay_stage, actors=actors, ray=ray)
+    )

@@ -31,6 +31,7 @@ class EvalConfig:
 @dataclass(frozen=True)
 class WarmStartConfig:
     """A supervised phase on network-free bot games before self-play (warm_start.py)."""
+
     bot: str = "uct:1000"
     games: int = 1200
     epochs: float = 2.0
@@ -108,41 +109,81 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
     # A 2-core CPU box: the first iteration (self-play, training, export,
     # evaluation) in about ten minutes.
     "cpu": PipelineConfig(
-        preset="cpu", model=preset("small"),
-        selfplay=SelfPlayConfig(concurrent_games=100, full_visits=48, fast_visits=12, full_search_prob=0.25,
-                                games_per_chunk=50),
+        preset="cpu",
+        model=preset("small"),
+        selfplay=SelfPlayConfig(
+            concurrent_games=100, full_visits=48, fast_visits=12, full_search_prob=0.25, games_per_chunk=50
+        ),
         train=TrainConfig(batch_size=128, lr=2e-3, warmup_steps=100, total_steps=30_000, window_samples=150_000),
         # Each self-play row is sampled ~5 times (was ~13), and the window starts at 20k rows and
         # grows with the run, so the random network's games leave it within the first hour.
-        games_per_iteration=200, replay_ratio=5.0, min_steps_per_iteration=40, window_min_samples=20_000,
-        steps_per_iteration=250, min_samples_to_train=500,
-        evaluation=EvalConfig(openings=4, visits=24), backend="torch",
+        games_per_iteration=200,
+        replay_ratio=5.0,
+        min_steps_per_iteration=40,
+        window_min_samples=20_000,
+        steps_per_iteration=250,
+        min_samples_to_train=500,
+        evaluation=EvalConfig(openings=4, visits=24),
+        backend="torch",
         ladder=LadderConfig(visits=100, games=64, every_minutes=30.0, threads=2),
         # ~9 minutes of uct:1000 games and supervised training give a model that beat
         # uct:2000 17-1-2 at 200 visits; runs from scratch needed over an hour to reach 0.5
         # (docs/learning.md).
-        warm_start=WarmStartConfig(bot="uct:1000", games=1200, epochs=2.0)),
+        warm_start=WarmStartConfig(bot="uct:1000", games=1200, epochs=2.0),
+    ),
     # A GPU box: the base model, big batches.
     "gpu": PipelineConfig(
-        preset="gpu", model=preset("base"),
-        selfplay=SelfPlayConfig(concurrent_games=512, full_visits=400, fast_visits=100, full_search_prob=0.25,
-                                cache_mb=1024, search_threads=4, games_per_chunk=256),
+        preset="gpu",
+        model=preset("base"),
+        selfplay=SelfPlayConfig(
+            concurrent_games=512,
+            full_visits=400,
+            fast_visits=100,
+            full_search_prob=0.25,
+            cache_mb=1024,
+            search_threads=4,
+            games_per_chunk=256,
+        ),
         train=TrainConfig(batch_size=512, lr=1e-3, warmup_steps=500, total_steps=200_000, window_samples=2_000_000),
-        games_per_iteration=4096, steps_per_iteration=2000, replay_ratio=6.0, window_min_samples=250_000,
+        games_per_iteration=4096,
+        steps_per_iteration=2000,
+        replay_ratio=6.0,
+        window_min_samples=250_000,
         min_samples_to_train=20_000,
-        evaluation=EvalConfig(openings=32, visits=200), backend="torch", device="cuda",
+        evaluation=EvalConfig(openings=32, visits=200),
+        backend="torch",
+        device="cuda",
         ladder=LadderConfig(visits=200, games=128, every_minutes=30.0, threads=4),
-        warm_start=WarmStartConfig(bot="uct:1000", games=4000, epochs=2.0)),
+        warm_start=WarmStartConfig(bot="uct:1000", games=4000, epochs=2.0),
+    ),
     # Tests: minutes-sized end to end.
     "tiny": PipelineConfig(
-        preset="tiny", model=preset("tiny"),
-        selfplay=SelfPlayConfig(concurrent_games=12, full_visits=12, fast_visits=4, full_search_prob=0.5,
-                                max_random_plies=6, cache_mb=8, games_per_chunk=6),
+        preset="tiny",
+        model=preset("tiny"),
+        selfplay=SelfPlayConfig(
+            concurrent_games=12,
+            full_visits=12,
+            fast_visits=4,
+            full_search_prob=0.5,
+            max_random_plies=6,
+            cache_mb=8,
+            games_per_chunk=6,
+        ),
         train=TrainConfig(batch_size=32, lr=3e-3, warmup_steps=5, total_steps=1000, window_samples=20_000),
-        games_per_iteration=12, steps_per_iteration=8, min_samples_to_train=10,
-        evaluation=EvalConfig(openings=1, visits=4), backend="onnx",
-        ladder=LadderConfig(visits=2, games=2, opponents=("greedy",), calibration=(("random", "greedy"),),
-                            calibration_games=2, every_minutes=0.0)),
+        games_per_iteration=12,
+        steps_per_iteration=8,
+        min_samples_to_train=10,
+        evaluation=EvalConfig(openings=1, visits=4),
+        backend="onnx",
+        ladder=LadderConfig(
+            visits=2,
+            games=2,
+            opponents=("greedy",),
+            calibration=(("random", "greedy"),),
+            calibration_games=2,
+            every_minutes=0.0,
+        ),
+    ),
 }
 
 

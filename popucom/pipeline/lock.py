@@ -40,8 +40,12 @@ def _alive(pid: int) -> bool:
 class RunLock:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        self.info = {"pid": os.getpid(), "host": socket.gethostname(),
-                     "started": time.strftime("%Y-%m-%d %H:%M:%S %z"), "command": " ".join(sys.argv)[:500]}
+        self.info = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+            "command": " ".join(sys.argv)[:500],
+        }
         self.held = False
 
     def holder(self) -> dict | None:
@@ -94,11 +98,16 @@ class RunLock:
 
     def _describe(self, holder: dict) -> str:
         if not holder:
-            return (f"the run directory is locked by {self.path}, which is unreadable; if no pipeline runs on it, "
-                    f"delete that file")
+            return (
+                f"the run directory is locked by {self.path}, which is unreadable; if no pipeline runs on it, "
+                f"delete that file"
+            )
         who = f"pid {holder.get('pid')} on host {holder.get('host')}, started {holder.get('started')}"
-        hint = ("" if holder.get("host") == self.info["host"] else
-                f"; it runs on another host, so if you are sure it is gone, delete {self.path}")
+        hint = (
+            ""
+            if holder.get("host") == self.info["host"]
+            else f"; it runs on another host, so if you are sure it is gone, delete {self.path}"
+        )
         return f"another pipeline runs on this run directory ({who}: {holder.get('command', '?')}){hint}"
 
     def release(self) -> None:
@@ -115,6 +124,5 @@ class RunLock:
     def __enter__(self) -> RunLock:
         return self.acquire()
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
         self.release()

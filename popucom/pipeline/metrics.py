@@ -64,8 +64,15 @@ def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict, ladde
                 writer.add_scalar(f"ladder/{tag}", ladder[key], k + 1)
             # step = seconds of run time, for a curve against wall time
             writer.add_scalar("ladder/elo_by_hours", ladder["elo"], round(ladder["wall_hours"] * 3600))
-        for key in ("games_per_s", "positions_per_s", "nn_evals_per_s", "mean_batch", "cache_hit_rate",
-                    "eval_share", "fair_komi"):
+        for key in (
+            "games_per_s",
+            "positions_per_s",
+            "nn_evals_per_s",
+            "mean_batch",
+            "cache_hit_rate",
+            "eval_share",
+            "fair_komi",
+        ):
             if key in selfplay:
                 writer.add_scalar(f"selfplay/{key}", selfplay[key], k)
         rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}")
@@ -81,20 +88,32 @@ def stage_metrics(it: Iteration) -> dict:
     train = it.results.get("train", {})
     evaluation = it.results.get("evaluate", {})
     sec = it.seconds
-    times = {"selfplay_s": sec.get("selfplay", 0.0), "train_s": sec.get("train", 0.0),
-             "export_s": sec.get("export", 0.0) + sec.get("engine", 0.0), "evaluate_s": sec.get("evaluate", 0.0)}
-    line = {"iteration": k + 1, "time": time.time(), "seconds": sum(sec.values()), **times,
-            "selfplay": selfplay, "train": {key: v for key, v in train.items() if isinstance(v, (int, float))},
-            "evaluation": {key: evaluation.get(key) for key in ("vs_previous", "vs_baseline", "accepted")},
-            "ladder": it.results.get("ladder", {})}
+    times = {
+        "selfplay_s": sec.get("selfplay", 0.0),
+        "train_s": sec.get("train", 0.0),
+        "export_s": sec.get("export", 0.0) + sec.get("engine", 0.0),
+        "evaluate_s": sec.get("evaluate", 0.0),
+    }
+    line = {
+        "iteration": k + 1,
+        "time": time.time(),
+        "seconds": sum(sec.values()),
+        **times,
+        "selfplay": selfplay,
+        "train": {key: v for key, v in train.items() if isinstance(v, (int, float))},
+        "evaluation": {key: evaluation.get(key) for key in ("vs_previous", "vs_baseline", "accepted")},
+        "ladder": it.results.get("ladder", {}),
+    }
     append_metrics(run, line)
     log_tensorboard(run, k, selfplay, evaluation, it.results.get("ladder", {}))
     rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}", {})
     vs = evaluation.get("vs_previous", {})
-    logger.info(f"[iter {k + 1}] done in {line['seconds']:.0f}s | self-play {selfplay.get('games', 0)} games "
-                f"{selfplay.get('positions_per_s', 0):.0f} pos/s {selfplay.get('nn_evals_per_s', 0):.0f} evals/s "
-                f"(network {selfplay.get('eval_share', 0):.0%}) | loss {train.get('loss/total', float('nan')):.3f} | "
-                f"vs previous +{vs.get('a_wins', 0)}={vs.get('draws', 0)}-{vs.get('b_wins', 0)} | "
-                f"Elo vs {config.evaluation.baseline} {rating.get('elo', 0):+.0f} "
-                f"[{rating.get('low', 0):+.0f}, {rating.get('high', 0):+.0f}]")
+    logger.info(
+        f"[iter {k + 1}] done in {line['seconds']:.0f}s | self-play {selfplay.get('games', 0)} games "
+        f"{selfplay.get('positions_per_s', 0):.0f} pos/s {selfplay.get('nn_evals_per_s', 0):.0f} evals/s "
+        f"(network {selfplay.get('eval_share', 0):.0%}) | loss {train.get('loss/total', float('nan')):.3f} | "
+        f"vs previous +{vs.get('a_wins', 0)}={vs.get('draws', 0)}-{vs.get('b_wins', 0)} | "
+        f"Elo vs {config.evaluation.baseline} {rating.get('elo', 0):+.0f} "
+        f"[{rating.get('low', 0):+.0f}, {rating.get('high', 0):+.0f}]"
+    )
     return {}

@@ -94,22 +94,42 @@ def start_run(run: RunDir, config: PipelineConfig, progress: bool) -> None:
     """Iteration 0: a warm start from bot games (if configured) or random weights, exported."""
     if not run.checkpoint(0).exists() and config.warm_start is not None:
         from .warm_start import warm_start
+
         ws = config.warm_start
-        figures = warm_start(run.root, config, bot=ws.bot, games=ws.games, epochs=ws.epochs, seed=config.seed,
-                             threads=config.inference_threads or os.cpu_count() or 1, progress=progress)
-        logger.info(f"warm start: iteration 0 trained on {figures['positions']} {ws.bot} positions "
-                    f"in {figures['seconds']:.0f} s")
+        figures = warm_start(
+            run.root,
+            config,
+            bot=ws.bot,
+            games=ws.games,
+            epochs=ws.epochs,
+            seed=config.seed,
+            threads=config.inference_threads or os.cpu_count() or 1,
+            progress=progress,
+        )
+        logger.info(
+            f"warm start: iteration 0 trained on {figures['positions']} {ws.bot} positions "
+            f"in {figures['seconds']:.0f} s"
+        )
     if not run.checkpoint(0).exists():
         Trainer(config.model, config.train, log_dir=None).save(run.checkpoint(0))
     if not run.model(0).exists():
         from ..nn.export import export_onnx
         from ..train.trainer import load_network
-        export_onnx(load_network(run.checkpoint(0), expect=config.model)[0], run.model(0),
-                    extra_metadata={"iteration": "0", "step": "0"})
+
+        export_onnx(
+            load_network(run.checkpoint(0), expect=config.model)[0],
+            run.model(0),
+            extra_metadata={"iteration": "0", "step": "0"},
+        )
 
 
-def run_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | None = None,
-                 progress: bool = True, selfplay_stage: SelfPlayStage = stage_selfplay) -> int:
+def run_pipeline(
+    run_dir: str | Path,
+    config: PipelineConfig,
+    iterations: int | None = None,
+    progress: bool = True,
+    selfplay_stage: SelfPlayStage = stage_selfplay,
+) -> int:
     """Runs until `iterations` iterations are complete (forever if None); returns the newest model index."""
     run = RunDir(run_dir)
     run.check_writable()
@@ -119,8 +139,10 @@ def run_pipeline(run_dir: str | Path, config: PipelineConfig, iterations: int | 
         config = resolve_config(run, config)
         if config.backend == "trt" and config.device != "cuda":
             raise ValueError("the TensorRT backend runs on a GPU: use --device cuda")
-        logger.info(f"run {run.root} | preset {config.preset} | model {config.model.preset} | "
-                    f"backend {config.backend} on {config.device}")
+        logger.info(
+            f"run {run.root} | preset {config.preset} | model {config.model.preset} | "
+            f"backend {config.backend} on {config.device}"
+        )
         start_run(run, config, progress)
         metric_iterations = {line.get("iteration") for line in read_metrics(run.metrics, skip_bad=True)}
         k = 0

@@ -91,8 +91,10 @@ def resolve_config(run: RunDir, requested: PipelineConfig) -> PipelineConfig:
     b = {k: v for k, v in requested.to_dict().items() if k not in changeable}
     if a != b:
         differing = sorted(k for k in a if a[k] != b.get(k))
-        raise ValueError(f"{run.root} was started with another configuration (differs in: {', '.join(differing)}); "
-                         f"use a new --run-dir, or the run's own preset '{saved.preset}'")
+        raise ValueError(
+            f"{run.root} was started with another configuration (differs in: {', '.join(differing)}); "
+            f"use a new --run-dir, or the run's own preset '{saved.preset}'"
+        )
     return replace(saved, **{k: getattr(requested, k) for k in changeable})
 
 
@@ -107,14 +109,22 @@ def check_run_model(config: PipelineConfig, path: Path) -> None:
     try:
         found = ModelConfig.from_dict(json.loads(metadata.get("model_config", ""))).to_dict()
     except (ValueError, TypeError, KeyError) as e:
-        raise ValueError(f"{path} has no readable model_config metadata ({e}); delete it and the run "
-                         "re-exports it from its checkpoint") from None
+        raise ValueError(
+            f"{path} has no readable model_config metadata ({e}); delete it and the run "
+            "re-exports it from its checkpoint"
+        ) from None
     wanted = config.model.to_dict()
-    diffs = [f"{key}: file has {found.get(key)!r}, run has {wanted.get(key)!r}"
-             for key in sorted(set(found) | set(wanted)) if found.get(key) != wanted.get(key)]
+    diffs = [
+        f"{key}: file has {found.get(key)!r}, run has {wanted.get(key)!r}"
+        for key in sorted(set(found) | set(wanted))
+        if found.get(key) != wanted.get(key)
+    ]
     if diffs:
-        raise ValueError(f"{path} is not a model of this run (preset {config.model.preset}):\n  " + "\n  ".join(diffs)
-                         + "\ndelete it (the run re-exports it from its checkpoint) or use another --run-dir")
+        raise ValueError(
+            f"{path} is not a model of this run (preset {config.model.preset}):\n  "
+            + "\n  ".join(diffs)
+            + "\ndelete it (the run re-exports it from its checkpoint) or use another --run-dir"
+        )
 
 
 def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
@@ -163,8 +173,10 @@ def read_stage_record(run: RunDir, k: int) -> dict[str, dict]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as e:
-        raise ValueError(f"stage record {path} is unreadable ({e}); delete it to rerun iteration {k + 1}'s "
-                         "stages (finished outputs are kept)") from None
+        raise ValueError(
+            f"stage record {path} is unreadable ({e}); delete it to rerun iteration {k + 1}'s "
+            "stages (finished outputs are kept)"
+        ) from None
     stages = record.get("stages") if isinstance(record, dict) else None
     if not isinstance(stages, dict):
         raise ValueError(f"stage record {path} has no 'stages'; delete it to rerun iteration {k + 1}'s stages")

@@ -32,6 +32,7 @@ SelfPlayStage = Callable[[PipelineConfig, RunDir, int, bool], dict]
 @dataclass
 class Iteration:
     """What a stage gets: iteration k trains model k+1 from model k's self-play."""
+
     config: PipelineConfig
     run: RunDir
     k: int
@@ -52,13 +53,20 @@ def make_evaluator(config: PipelineConfig, run: RunDir, k: int):
 
     threads = config.inference_threads or os.cpu_count() or 1
     if config.backend == "torch":
-        return load_evaluator(run.checkpoint(k), backend="torch", device=config.device, threads=threads,
-                              expect=config.model)
+        return load_evaluator(
+            run.checkpoint(k), backend="torch", device=config.device, threads=threads, expect=config.model
+        )
     if config.backend not in ("onnx", "trt"):
         raise ValueError(f"unknown backend '{config.backend}' (torch, onnx or trt)")
     check_run_model(config, run.model(k))
-    return load_evaluator(run.model(k), backend=config.backend, device=config.device, threads=threads,
-                          engine_cache=run.root / "engines", max_batch=max_batch(config))
+    return load_evaluator(
+        run.model(k),
+        backend=config.backend,
+        device=config.device,
+        threads=threads,
+        engine_cache=run.root / "engines",
+        max_batch=max_batch(config),
+    )
 
 
 def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) -> dict:
@@ -70,12 +78,24 @@ def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) 
     player = best_model(config, run, k)
     evaluator = make_evaluator(config, run, player)
     describe = getattr(evaluator, "describe", lambda: config.backend)()
-    logger.info(f"[iter {k}] self-play: {wanted} games with model_{player:04d} on {describe}"
-                + (f" ({done} already written)" if done else ""))
+    logger.info(
+        f"[iter {k}] self-play: {wanted} games with model_{player:04d} on {describe}"
+        + (f" ({done} already written)" if done else "")
+    )
     komi = KomiSampler.load(run.komi)
-    stats = run_selfplay(evaluator, config.selfplay, run.selfplay, f"iter{k:04d}", wanted, komi, run.komi,
-                         seed=config.seed * 100_003 + k * 1009 + chunk, first_chunk=chunk,
-                         model_name=f"model_{player:04d}", progress=progress)
+    stats = run_selfplay(
+        evaluator,
+        config.selfplay,
+        run.selfplay,
+        f"iter{k:04d}",
+        wanted,
+        komi,
+        run.komi,
+        seed=config.seed * 100_003 + k * 1009 + chunk,
+        first_chunk=chunk,
+        model_name=f"model_{player:04d}",
+        progress=progress,
+    )
     summary = stats.summary()
     summary["resumed_games"] = done
     summary["fair_komi"] = komi.fair_komi()
@@ -96,15 +116,22 @@ def stage_train(it: Iteration) -> dict:
             return json.loads(run.train_figures(k + 1).read_text())
         except (OSError, ValueError):
             return {}
-    trainer = Trainer.resume(run.checkpoint(k), model_config=config.model, train_config=config.train,
-                             device="cuda" if config.device == "cuda" else "cpu", log_dir=run.root / "tb")
+    trainer = Trainer.resume(
+        run.checkpoint(k),
+        model_config=config.model,
+        train_config=config.train,
+        device="cuda" if config.device == "cuda" else "cpu",
+        log_dir=run.root / "tb",
+    )
     total_rows, new_rows = selfplay_rows(run, k)
     window = ReplayWindow(run.selfplay, config.window_size(total_rows), config.train.val_fraction)
     steps = config.train_steps(new_rows)
     metrics: dict = {"window_samples": window.num_samples, "new_rows": new_rows, "total_rows": total_rows}
     if window.num_samples < config.min_samples_to_train:
-        logger.info(f"[iter {k}] train: only {window.num_samples} samples (< {config.min_samples_to_train}); "
-                    "keeping the weights")
+        logger.info(
+            f"[iter {k}] train: only {window.num_samples} samples (< {config.min_samples_to_train}); "
+            "keeping the weights"
+        )
     else:
         logger.info(f"[iter {k}] train: {steps} steps on a window of {window.num_samples} samples ({new_rows} new)")
         val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
@@ -135,5 +162,6 @@ def stage_engine(it: Iteration) -> dict:
     if config.backend != "trt":
         return {}
     from ..infer.trt_backend import build_engine
+
     build_engine(run.model(k + 1), run.root / "engines", max_batch=max_batch(config), log=logger.info)
     return {}

@@ -35,8 +35,9 @@ def stage_evaluate(it: Iteration) -> dict:
 
     new = network(new_name, k + 1)
     records = play_match(new, network(old_name, previous), openings, progress=progress, desc=f"eval vs {old_name}")
-    records += play_match(new, Player(ev.baseline, n, bot=ev.baseline, seed=k), openings, progress=progress,
-                          desc=f"eval vs {ev.baseline}")
+    records += play_match(
+        new, Player(ev.baseline, n, bot=ev.baseline, seed=k), openings, progress=progress, desc=f"eval vs {ev.baseline}"
+    )
     games_path = path.with_suffix(".games.jsonl")
     write_text_atomic(games_path, records_jsonl(records))
     everything: list[GameRecord] = []
@@ -81,6 +82,8 @@ def stage_ladder(it: Iteration) -> dict:
     ratings = ladder.refit()
     ladder.plot(ratings, title=f"{run.root.name}: strength ladder at {config.ladder.visits} visits")
     mine = ratings[name]
-    logger.info(f"[iter {k + 1}] ladder: {name} at {config.ladder.visits} visits {mine.elo:+.0f} "
-                f"[{mine.low:+.0f}, {mine.high:+.0f}] Elo over random; curve in {ladder.folder / 'curve.png'}")
+    logger.info(
+        f"[iter {k + 1}] ladder: {name} at {config.ladder.visits} visits {mine.elo:+.0f} "
+        f"[{mine.low:+.0f}, {mine.high:+.0f}] Elo over random; curve in {ladder.folder / 'curve.png'}"
+    )
     return {"model": name, "elo": mine.elo, "low": mine.low, "high": mine.high, "wall_hours": hours}

@@ -24,8 +24,16 @@ from .run_dir import RunDir
 logger = logging.getLogger(__name__)
 
 
-def warm_start(run_dir: str | Path, config: PipelineConfig, bot: str = "uct:1000", games: int = 400,
-               epochs: float = 2.0, seed: int = 0, threads: int = 1, progress: bool = False) -> dict:
+def warm_start(
+    run_dir: str | Path,
+    config: PipelineConfig,
+    bot: str = "uct:1000",
+    games: int = 400,
+    epochs: float = 2.0,
+    seed: int = 0,
+    threads: int = 1,
+    progress: bool = False,
+) -> dict:
     """Plays `games` bot games (on `threads` threads), trains on them `epochs` times over,
     and writes iteration 0. Games already in `<run>/warm_start/` are used as they are."""
     run = RunDir(run_dir)
@@ -47,7 +55,16 @@ def warm_start(run_dir: str | Path, config: PipelineConfig, bot: str = "uct:1000
     logger.info(f"warm start: {games} {bot} games ({window.num_samples} positions) in {games_s:.0f} s; {steps} steps")
     metrics = trainer.train(window, steps, progress=progress)
     trainer.save(run.checkpoint(0))
-    export_onnx(trainer.model.eval(), run.model(0), extra_metadata={"iteration": "0", "step": str(trainer.step),
-                                                                    "warm_start": f"{games} {bot} games"})
-    return {"bot": bot, "games": games, "positions": window.num_samples, "steps": steps,
-            "seconds": time.perf_counter() - started, "policy_loss": metrics.get("loss/policy")}
+    export_onnx(
+        trainer.model.eval(),
+        run.model(0),
+        extra_metadata={"iteration": "0", "step": str(trainer.step), "warm_start": f"{games} {bot} games"},
+    )
+    return {
+        "bot": bot,
+        "games": games,
+        "positions": window.num_samples,
+        "steps": steps,
+        "seconds": time.perf_counter() - started,
+        "policy_loss": metrics.get("loss/policy"),
+    }

@@ -37,8 +37,13 @@ class AnalysisResult:
 def snapshot(search: _core.MultiSearch, started: float, pv_length: int = 10) -> AnalysisResult:
     root = search.root_info(0)
     return AnalysisResult(
-        visits=root["visits"], winrate=root["winrate"], value=root["value"], score=root["score"],
-        moves=search.move_infos(0, pv_length), seconds=time.perf_counter() - started)
+        visits=root["visits"],
+        winrate=root["winrate"],
+        value=root["value"],
+        score=root["score"],
+        moves=search.move_infos(0, pv_length),
+        seconds=time.perf_counter() - started,
+    )
 
 
 def analyze(

@@ -53,7 +53,8 @@ class BatchedSearch:
         version = getattr(evaluator, "feature_version", None)
         if version != _core.FEATURE_VERSION:
             raise ValueError(
-                f"the evaluator expects feature version {version}, this build encodes version {_core.FEATURE_VERSION}")
+                f"the evaluator expects feature version {version}, this build encodes version {_core.FEATURE_VERSION}"
+            )
         self.evaluator = evaluator
         self.cache = _core.EvalCache(cache_mb)
         self.search = _core.MultiSearch(num_games, params or _core.SearchParams(), self.cache, threads, seed)

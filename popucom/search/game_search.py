@@ -39,14 +39,23 @@ UNLIMITED = 2**31 - 1
 
 
 class GameSearch:
-    def __init__(self, evaluator: Evaluator, params: _core.SearchParams | None = None, cache_mb: float = 64.0,
-                 threads: int = 1, leaves_per_step: int = 16, seed: int = 0, pv_length: int = 10,
-                 max_ponder_visits: int = 1_000_000) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        params: _core.SearchParams | None = None,
+        cache_mb: float = 64.0,
+        threads: int = 1,
+        leaves_per_step: int = 16,
+        seed: int = 0,
+        pv_length: int = 10,
+        max_ponder_visits: int = 1_000_000,
+    ) -> None:
         """threads: C++ tree-work threads (the network's threads are the evaluator's own budget)."""
         params = params or _core.SearchParams()
         params.leaves_per_game = leaves_per_step
-        self.driver = BatchedSearch(evaluator, num_games=1, params=params, cache_mb=cache_mb, threads=threads,
-                                    seed=seed)
+        self.driver = BatchedSearch(
+            evaluator, num_games=1, params=params, cache_mb=cache_mb, threads=threads, seed=seed
+        )
         self.pv_length = pv_length
         self.max_ponder_visits = max_ponder_visits
         self._lock = threading.RLock()
@@ -106,16 +115,26 @@ class GameSearch:
         with self._lock:
             return snapshot(self.driver.search, time.perf_counter(), self.pv_length)
 
-    def search(self, visits: int | None = None, seconds: float | None = None, callback: Callback | None = None,
-               report_every_s: float = 0.1) -> AnalysisResult:
+    def search(
+        self,
+        visits: int | None = None,
+        seconds: float | None = None,
+        callback: Callback | None = None,
+        report_every_s: float = 0.1,
+    ) -> AnalysisResult:
         """Searches in the calling thread until a budget is met or stop() is called; returns the
         final snapshot (also passed to the callback)."""
         with self._lock:
             search = self.driver.search
             if search.position(0).is_over:
                 raise ValueError("the game is over: there is nothing to search")
-            target = min(visits, UNLIMITED) if visits is not None else \
-                UNLIMITED if seconds is not None else self.max_ponder_visits
+            target = (
+                min(visits, UNLIMITED)
+                if visits is not None
+                else UNLIMITED
+                if seconds is not None
+                else self.max_ponder_visits
+            )
             search.set_visit_target(0, target)
             started = time.perf_counter()
             root_wdl = self._root_wdl(search.position(0))
@@ -149,9 +168,15 @@ class GameSearch:
             self._root_wdl_cache = {key: tuple(float(x) for x in out.wdl[0])}
         return self._root_wdl_cache[key]
 
-    def start(self, visits: int | None = None, seconds: float | None = None, callback: Callback | None = None,
-              on_done: Callback | None = None, on_error: Callable[[BaseException], None] | None = None,
-              report_every_s: float = 0.1) -> None:
+    def start(
+        self,
+        visits: int | None = None,
+        seconds: float | None = None,
+        callback: Callback | None = None,
+        on_done: Callback | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        report_every_s: float = 0.1,
+    ) -> None:
         """Like search(), in a worker thread; on_done gets the final snapshot (also after stop()),
         on_error any exception (the evaluator failing), both on the worker thread."""
         self.stop()

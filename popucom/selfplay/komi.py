@@ -24,8 +24,15 @@ MAX_DIFF = _core.NUM_SQUARES  # the largest floor difference: every floor one co
 
 
 class KomiSampler:
-    def __init__(self, komi_range: int = 40, decay: float = 0.998, sigma: float = 0.1, warmup_games: float = 32,
-                 warmup_range: int = 8, floor_weight: float = 0.01) -> None:
+    def __init__(
+        self,
+        komi_range: int = 40,
+        decay: float = 0.998,
+        sigma: float = 0.1,
+        warmup_games: float = 32,
+        warmup_range: int = 8,
+        floor_weight: float = 0.01,
+    ) -> None:
         self.komi_range = komi_range
         self.decay = decay
         self.sigma = sigma
@@ -65,7 +72,7 @@ class KomiSampler:
 
     def weights(self) -> np.ndarray:
         p = self.black_win_rate()
-        w = np.exp(-((p - 0.5) ** 2) / (2 * self.sigma ** 2))
+        w = np.exp(-((p - 0.5) ** 2) / (2 * self.sigma**2))
         return np.maximum(w, self.floor_weight)
 
     def sample(self, rng: random.Random) -> int:
@@ -80,11 +87,20 @@ class KomiSampler:
 
     # --- persistence ------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        write_text_atomic(path, json.dumps({
-            "komi_range": self.komi_range, "decay": self.decay, "sigma": self.sigma,
-            "diffs": self.diffs.tolist(), "no_legal_move_wins": self.no_legal_move_wins.tolist(),
-            "games": self.games, "fair_komi": self.fair_komi(),
-        }))
+        write_text_atomic(
+            path,
+            json.dumps(
+                {
+                    "komi_range": self.komi_range,
+                    "decay": self.decay,
+                    "sigma": self.sigma,
+                    "diffs": self.diffs.tolist(),
+                    "no_legal_move_wins": self.no_legal_move_wins.tolist(),
+                    "games": self.games,
+                    "fair_komi": self.fair_komi(),
+                }
+            ),
+        )
 
     @classmethod
     def load(cls, path: str | Path, **kwargs) -> KomiSampler:
@@ -104,5 +120,8 @@ class KomiSampler:
         return sampler
 
     def __repr__(self) -> str:
-        return f"KomiSampler(games={self.games:.0f}, fair_komi={self.fair_komi()})" if self.games else \
-            "KomiSampler(no games)"
+        return (
+            f"KomiSampler(games={self.games:.0f}, fair_komi={self.fair_komi()})"
+            if self.games
+            else "KomiSampler(no games)"
+        )

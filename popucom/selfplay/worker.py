@@ -49,13 +49,16 @@ def _search_params(overrides: dict) -> _core.SearchParams:
     params = _core.SearchParams()
     for name, value in overrides.items():
         if name not in _core.SearchParams.fields:
-            raise ValueError(f"self-play search setting {name!r} is not a SearchParams field "
-                             f"({', '.join(_core.SearchParams.fields)})")
+            raise ValueError(
+                f"self-play search setting {name!r} is not a SearchParams field "
+                f"({', '.join(_core.SearchParams.fields)})"
+            )
         try:
             setattr(params, name, value)
         except TypeError:
-            raise ValueError(f"self-play search setting {name}={value!r}: want a "
-                             f"{type(getattr(params, name)).__name__}") from None
+            raise ValueError(
+                f"self-play search setting {name}={value!r}: want a {type(getattr(params, name)).__name__}"
+            ) from None
     return params
 
 
@@ -137,11 +140,13 @@ class SelfPlayStats:
     def summary(self) -> dict:
         d = asdict(self)
         d.pop("chunks")
-        d.update(games_per_s=self.games / self.seconds if self.seconds else 0.0,
-                 positions_per_s=self.positions / self.seconds if self.seconds else 0.0,
-                 moves_per_s=self.moves / self.seconds if self.seconds else 0.0,
-                 nn_evals_per_s=self.nn_evals / self.seconds if self.seconds else 0.0,
-                 eval_share=self.eval_share)
+        d.update(
+            games_per_s=self.games / self.seconds if self.seconds else 0.0,
+            positions_per_s=self.positions / self.seconds if self.seconds else 0.0,
+            moves_per_s=self.moves / self.seconds if self.seconds else 0.0,
+            nn_evals_per_s=self.nn_evals / self.seconds if self.seconds else 0.0,
+            eval_share=self.eval_share,
+        )
         return d
 
 
@@ -151,8 +156,9 @@ def empty_rows() -> dict[str, np.ndarray]:
 
 
 def temperature(ply: int, config: SelfPlayConfig) -> float:
-    return config.temperature_end + (config.temperature_start - config.temperature_end) * \
-        0.5 ** (ply / config.temperature_half_life)
+    return config.temperature_end + (config.temperature_start - config.temperature_end) * 0.5 ** (
+        ply / config.temperature_half_life
+    )
 
 
 @dataclass
@@ -168,9 +174,19 @@ class SelfPlayWorker:
     """Plays games in the slots of one BatchedSearch and writes them in chunks
     `{prefix}-{n:05d}.pcs/.games.jsonl` (records first, shard last: the shard commits the chunk)."""
 
-    def __init__(self, evaluator: Evaluator, config: SelfPlayConfig, out_dir: str | Path, prefix: str, games: int,
-                 komi: KomiSampler, komi_path: str | Path | None = None, seed: int = 0, first_chunk: int = 0,
-                 model_name: str = "") -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        config: SelfPlayConfig,
+        out_dir: str | Path,
+        prefix: str,
+        games: int,
+        komi: KomiSampler,
+        komi_path: str | Path | None = None,
+        seed: int = 0,
+        first_chunk: int = 0,
+        model_name: str = "",
+    ) -> None:
         self.config = config
         self.params = config.search_params()
         self.out_dir = Path(out_dir)
@@ -181,8 +197,14 @@ class SelfPlayWorker:
         self.model_name = model_name
         self.rng = random.Random(seed)
         self.slots = max(1, min(config.concurrent_games, games))
-        self.driver = BatchedSearch(evaluator, self.slots, self.params, cache_mb=config.cache_mb,
-                                    threads=config.search_threads, seed=self.rng.getrandbits(63))
+        self.driver = BatchedSearch(
+            evaluator,
+            self.slots,
+            self.params,
+            cache_mb=config.cache_mb,
+            threads=config.search_threads,
+            seed=self.rng.getrandbits(63),
+        )
         self.search = self.driver.search
         self.stats = SelfPlayStats(max_batch=self.search.max_batch)
         self.active: dict[int, _GameInProgress] = {}
@@ -211,9 +233,12 @@ class SelfPlayWorker:
         config = self.config
         state.full = self.rng.random() < config.full_search_prob
         gumbel = config.root_search == "gumbel"
-        self.search.set_root_mode(slot, noise=state.full and not gumbel,
-                                  forced_playouts=state.full and not gumbel and self.params.forced_playouts_k > 0,
-                                  gumbel=gumbel)
+        self.search.set_root_mode(
+            slot,
+            noise=state.full and not gumbel,
+            forced_playouts=state.full and not gumbel and self.params.forced_playouts_k > 0,
+            gumbel=gumbel,
+        )
         self.search.set_visit_target(slot, config.full_visits if state.full else config.fast_visits)
 
     def move(self, slot: int, state: _GameInProgress) -> None:
@@ -245,13 +270,22 @@ class SelfPlayWorker:
         stats.draws += result == _core.Result.DRAW
         n = len(state.positions)
         if n:
-            self.rows.append(samples_from_game(state.positions, np.stack(state.policies), np.ones(n, bool), final,
-                                               self.rng.getrandbits(64)))
+            self.rows.append(
+                samples_from_game(
+                    state.positions, np.stack(state.policies), np.ones(n, bool), final, self.rng.getrandbits(64)
+                )
+            )
             stats.positions += n
-        self.records.append({
-            "moves": state.game.record, "komi": final.komi, **outcome, "random_plies": state.random_plies,
-            "black": self.model_name, "white": self.model_name,
-        })
+        self.records.append(
+            {
+                "moves": state.game.record,
+                "komi": final.komi,
+                **outcome,
+                "random_plies": state.random_plies,
+                "black": self.model_name,
+                "white": self.model_name,
+            }
+        )
         if len(self.records) >= self.config.games_per_chunk:
             self.flush()
 
@@ -260,8 +294,11 @@ class SelfPlayWorker:
             return
         name = f"{self.prefix}-{self.chunk:05d}"
         write_text_atomic(self.out_dir / f"{name}.games.jsonl", to_jsonl(self.records))
-        write_shard(self.out_dir / f"{name}.pcs", concat_samples(self.rows) if self.rows else empty_rows(),
-                    meta={"model": self.model_name, "games": len(self.records)})
+        write_shard(
+            self.out_dir / f"{name}.pcs",
+            concat_samples(self.rows) if self.rows else empty_rows(),
+            meta={"model": self.model_name, "games": len(self.records)},
+        )
         if self.komi_path is not None:
             self.komi.save(self.komi_path)
         self.stats.chunks.append(name)
@@ -297,8 +334,13 @@ class SelfPlayWorker:
         # Games start together and end together, so the bar counts moves (about
         # 50 - random plies per game) for a steady rate and an honest ETA.
         expected_moves = self.games * (_core.MAX_GAME_PLIES - self.config.max_random_plies / 2)
-        bar = tqdm(total=round(expected_moves), desc=f"self-play {self.prefix}", unit="move",
-                   disable=not progress, dynamic_ncols=True)
+        bar = tqdm(
+            total=round(expected_moves),
+            desc=f"self-play {self.prefix}",
+            unit="move",
+            disable=not progress,
+            dynamic_ncols=True,
+        )
         begin = time.perf_counter()
         stats, timings = self.stats, self.driver.timings
         while stats.games < self.games:
@@ -307,7 +349,9 @@ class SelfPlayWorker:
             bar.set_postfix_str(
                 f"games {stats.games}/{self.games}, {stats.moves / elapsed:.1f} moves/s, "
                 f"{timings.leaves / elapsed:.0f} evals/s, batch {timings.mean_batch:.0f}/{self.search.max_batch}, "
-                f"cache {self.driver.cache.hit_rate:.0%}", refresh=False)
+                f"cache {self.driver.cache.hit_rate:.0%}",
+                refresh=False,
+            )
         bar.n = bar.total
         bar.close()
         self.flush()
@@ -319,9 +363,20 @@ class SelfPlayWorker:
         return stats
 
 
-def run_selfplay(evaluator: Evaluator, config: SelfPlayConfig, out_dir: str | Path, prefix: str, games: int,
-                 komi: KomiSampler, komi_path: str | Path | None = None, seed: int = 0, first_chunk: int = 0,
-                 model_name: str = "", progress: bool = True) -> SelfPlayStats:
+def run_selfplay(
+    evaluator: Evaluator,
+    config: SelfPlayConfig,
+    out_dir: str | Path,
+    prefix: str,
+    games: int,
+    komi: KomiSampler,
+    komi_path: str | Path | None = None,
+    seed: int = 0,
+    first_chunk: int = 0,
+    model_name: str = "",
+    progress: bool = True,
+) -> SelfPlayStats:
     """Plays `games` games and writes them as chunks `{prefix}-{n:05d}.pcs/.games.jsonl` in out_dir."""
-    return SelfPlayWorker(evaluator, config, out_dir, prefix, games, komi, komi_path, seed, first_chunk,
-                          model_name).run(progress)
+    return SelfPlayWorker(
+        evaluator, config, out_dir, prefix, games, komi, komi_path, seed, first_chunk, model_name
+    ).run(progress)

@@ -69,8 +69,9 @@ LOSS_KINDS: dict[str, LossKind] = {
 TARGET_FIELDS = (*dict.fromkeys(h.target for h in HEADS), "full_search")
 
 
-def losses(out: Mapping[str, torch.Tensor], batch: Mapping[str, torch.Tensor],
-           config: ModelConfig) -> dict[str, torch.Tensor]:
+def losses(
+    out: Mapping[str, torch.Tensor], batch: Mapping[str, torch.Tensor], config: ModelConfig
+) -> dict[str, torch.Tensor]:
     """Every loss term (unweighted, keyed by the head's weight name) and the weighted total."""
     weights = config.loss_weights
     terms: dict[str, torch.Tensor] = {}

@@ -62,8 +62,10 @@ def lr_factor(step: int, config: TrainConfig) -> float:
 
 
 def batch_tensors(batch: Batch, device: torch.device) -> dict[str, torch.Tensor]:
-    return {name: torch.from_numpy(np.ascontiguousarray(getattr(batch, name))).to(device)
-            for name in ("features", *TARGET_FIELDS)}
+    return {
+        name: torch.from_numpy(np.ascontiguousarray(getattr(batch, name))).to(device)
+        for name in ("features", *TARGET_FIELDS)
+    }
 
 
 @dataclass
@@ -91,8 +93,9 @@ def load_network(path: str | Path, expect: ModelConfig | None = None) -> tuple[P
     return network_from_state(path, ckpt.state, ckpt.model_config), ckpt
 
 
-def adamw_param_groups(model: torch.nn.Module, params: list[torch.nn.Parameter],
-                       weight_decay: float) -> list[dict[str, Any]]:
+def adamw_param_groups(
+    model: torch.nn.Module, params: list[torch.nn.Parameter], weight_decay: float
+) -> list[dict[str, Any]]:
     """Decay only the weight matrices. Decay on gains, biases, the per-cell embedding or
     PoPE's phase bias delta pulls them to 0, where delta = 0 makes attention unable to
     tell left from right."""
@@ -106,9 +109,14 @@ def adamw_param_groups(model: torch.nn.Module, params: list[torch.nn.Parameter],
 
 
 class Trainer:
-    def __init__(self, model_config: ModelConfig, train_config: TrainConfig | None = None,
-                 device: str | torch.device = "cpu", log_dir: str | Path | None = None,
-                 model: torch.nn.Module | None = None) -> None:
+    def __init__(
+        self,
+        model_config: ModelConfig,
+        train_config: TrainConfig | None = None,
+        device: str | torch.device = "cpu",
+        log_dir: str | Path | None = None,
+        model: torch.nn.Module | None = None,
+    ) -> None:
         """`model` overrides the PopucomNet built from model_config (the ablation's conv baseline);
         it must return the heads of popucom.nn.outputs.HEADS and offer muon_parameters()."""
         self.model_config = model_config
@@ -122,10 +130,14 @@ class Trainer:
         muon_ids = {id(p) for p in muon_params}
         other = [p for p in self.model.parameters() if id(p) not in muon_ids]
         c = self.config
-        self.muon = torch.optim.Muon(muon_params, lr=c.lr, weight_decay=c.weight_decay,
-                                     adjust_lr_fn="match_rms_adamw") if muon_params else None
-        self.adamw = torch.optim.AdamW(adamw_param_groups(self.model, other, c.weight_decay), lr=c.lr,
-                                       betas=c.adam_betas)
+        self.muon = (
+            torch.optim.Muon(muon_params, lr=c.lr, weight_decay=c.weight_decay, adjust_lr_fn="match_rms_adamw")
+            if muon_params
+            else None
+        )
+        self.adamw = torch.optim.AdamW(
+            adamw_param_groups(self.model, other, c.weight_decay), lr=c.lr, betas=c.adam_betas
+        )
         self.optimizers = [opt for opt in (self.muon, self.adamw) if opt is not None]
         self.autocast_dtype = torch.bfloat16 if self.device.type == "cuda" else None
         self.writer = None
@@ -182,8 +194,14 @@ class Trainer:
         return {k: v / max(count, 1) for k, v in totals.items()}
 
     # --- loops ------------------------------------------------------------------
-    def train(self, window: ReplayWindow, steps: int, progress: bool = True, log_every: int = 50,
-              val_batches: list[Batch] | None = None) -> dict[str, float]:
+    def train(
+        self,
+        window: ReplayWindow,
+        steps: int,
+        progress: bool = True,
+        log_every: int = 50,
+        val_batches: list[Batch] | None = None,
+    ) -> dict[str, float]:
         """Trains `steps` steps on batches sampled from the window; returns the last metrics."""
         from tqdm import tqdm
 
@@ -195,8 +213,12 @@ class Trainer:
             last = self.train_step(batch, measure=measure)
             if measure:
                 self.log(last, prefix="train")
-            bar.set_postfix(loss=f"{last['loss/total']:.3f}", policy=f"{last['loss/policy']:.3f}",
-                            value=f"{last['loss/value']:.3f}", lr=f"{last['lr']:.2e}")
+            bar.set_postfix(
+                loss=f"{last['loss/total']:.3f}",
+                policy=f"{last['loss/policy']:.3f}",
+                value=f"{last['loss/value']:.3f}",
+                lr=f"{last['lr']:.2e}",
+            )
             bar.update(1)
         bar.close()
         if val_batches:
@@ -210,6 +232,7 @@ class Trainer:
             return
         if self.writer is None:
             from torch.utils.tensorboard import SummaryWriter
+
             self.writer = SummaryWriter(str(self.log_dir))
         for k, v in metrics.items():
             self.writer.add_scalar(f"{prefix}/{k}", v, self.step)
@@ -237,8 +260,14 @@ class Trainer:
         return write_checkpoint(path, self.state_dict())
 
     @classmethod
-    def resume(cls, path: str | Path, model_config: ModelConfig | None = None, device: str | torch.device = "cpu",
-               log_dir: str | Path | None = None, train_config: TrainConfig | None = None) -> Trainer:
+    def resume(
+        cls,
+        path: str | Path,
+        model_config: ModelConfig | None = None,
+        device: str | torch.device = "cpu",
+        log_dir: str | Path | None = None,
+        train_config: TrainConfig | None = None,
+    ) -> Trainer:
         """A trainer continuing exactly from a checkpoint (refused if its model differs from model_config)."""
         ckpt = load_checkpoint(path, expect=model_config)
         trainer = cls(ckpt.model_config, train_config or ckpt.train_config, device=device, log_dir=log_dir)

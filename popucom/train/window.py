@@ -67,8 +67,7 @@ class ReplayWindow:
         self.val_rows = np.concatenate(self.val_rows)
         self.num_samples = total
 
-    def sample(self, rng: np.random.Generator, batch_size: int, split: str = "train",
-               augment: bool = True) -> Batch:
+    def sample(self, rng: np.random.Generator, batch_size: int, split: str = "train", augment: bool = True) -> Batch:
         rows = self.train_rows if split == "train" else self.val_rows
         if len(rows) == 0:
             raise ValueError(f"the training window has no {split} samples")
@@ -77,8 +76,8 @@ class ReplayWindow:
 
     def validation_batches(self, batch_size: int, limit: int | None = None) -> list[Batch]:
         """Fixed validation batches (no augmentation), for comparable numbers across steps."""
-        rows = self.val_rows[: limit] if limit else self.val_rows
-        return [self._gather(rows[i:i + batch_size], None) for i in range(0, len(rows), batch_size)]
+        rows = self.val_rows[:limit] if limit else self.val_rows
+        return [self._gather(rows[i : i + batch_size], None) for i in range(0, len(rows), batch_size)]
 
     def _gather(self, picked: np.ndarray, symmetries: np.ndarray | None) -> Batch:
         n = len(picked)

@@ -25,8 +25,9 @@ def test_arena_detects_a_real_difference() -> None:
 
 def test_identical_players_interval_contains_zero() -> None:
     openings = make_openings(10, 4, seed=4)
-    records = play_match(Player("greedy-a", 20, bot="greedy", seed=1), Player("greedy-b", 20, bot="greedy", seed=2),
-                         openings)
+    records = play_match(
+        Player("greedy-a", 20, bot="greedy", seed=1), Player("greedy-b", 20, bot="greedy", seed=2), openings
+    )
     rating = gap(game_results(records), "greedy-a", "greedy-b")
     assert rating.low < 0 < rating.high
 
@@ -46,6 +47,7 @@ def test_every_opening_is_played_twice_with_colours_swapped() -> None:
 
 class CurrentPlayer:
     """Which player is stepping its search right now (set by `moving`)."""
+
     name: str | None = None
 
 
@@ -89,8 +91,11 @@ class Instrumented:
 def test_each_player_uses_only_its_own_network() -> None:
     a_eval, b_eval = Instrumented("A"), Instrumented("B")
     openings = make_openings(2, 2, seed=6)
-    records = play_match(moving(Player("A", 4, evaluator=a_eval, visits=16), black_in_even_games=True),
-                         moving(Player("B", 4, evaluator=b_eval, visits=16), black_in_even_games=False), openings)
+    records = play_match(
+        moving(Player("A", 4, evaluator=a_eval, visits=16), black_in_even_games=True),
+        moving(Player("B", 4, evaluator=b_eval, visits=16), black_in_even_games=False),
+        openings,
+    )
     assert len(records) == 4 and a_eval.calls > 0 and b_eval.calls > 0
 
 
@@ -103,8 +108,9 @@ def test_bradley_terry_fit_and_colour_ratings() -> None:
     assert ratings["a"].low < ratings["a"].elo < ratings["a"].high
     with pytest.raises(ValueError, match="anchor"):
         fit_bradley_terry(results, anchor="zed")
-    records = play_match(Player("x", 8, bot="greedy", seed=1), Player("y", 8, bot="random", seed=1),
-                         make_openings(4, 4, seed=1))
+    records = play_match(
+        Player("x", 8, bot="greedy", seed=1), Player("y", 8, bot="random", seed=1), make_openings(4, 4, seed=1)
+    )
     colour = colour_ratings(records, "x")
     assert set(colour) == {"x/black", "x/white", "y/black", "y/white"}
 
@@ -128,23 +134,46 @@ def test_player_specs() -> None:
 
 def test_arena_command_round_robin(tmp_path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "popucom.cli", "arena", "greedy", "random", "uct:100", "--openings", "2",
-         "--results", str(tmp_path / "r.jsonl"), "--games-out", str(tmp_path / "g.jsonl")],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "popucom.cli",
+            "arena",
+            "greedy",
+            "random",
+            "uct:100",
+            "--openings",
+            "2",
+            "--results",
+            str(tmp_path / "r.jsonl"),
+            "--games-out",
+            str(tmp_path / "g.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert "Bradley-Terry ratings" in out.stdout and "by colour" in out.stdout
     summary = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])
     assert len(summary["pairs"]) == 3 and summary["games"] == 12
     assert len(read_records(tmp_path / "g.jsonl")) == 12
-    bad = subprocess.run([sys.executable, "-m", "popucom.cli", "arena", "greedy", "nonsense"],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "popucom.cli", "arena", "greedy", "nonsense"], capture_output=True, text=True, timeout=60
+    )
     assert bad.returncode == 2 and "unknown player 'nonsense'" in bad.stderr
 
 
 class GtpClient:
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "popucom.cli", "engine", *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "popucom.cli", "engine", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
 
     def send(self, line: str) -> None:
         self.proc.stdin.write(line + "\n")

@@ -9,9 +9,16 @@ from popucom.infer import TinyEvaluator
 
 
 def small_ladder(folder) -> Ladder:
-    return Ladder(folder, LadderConfig(visits=4, games=4, opponents=("greedy", "uct:50"),
-                                       calibration=(("random", "greedy"), ("greedy", "uct:50")),
-                                       calibration_games=4))
+    return Ladder(
+        folder,
+        LadderConfig(
+            visits=4,
+            games=4,
+            opponents=("greedy", "uct:50"),
+            calibration=(("random", "greedy"), ("greedy", "uct:50")),
+            calibration_games=4,
+        ),
+    )
 
 
 def test_ladder_points_refit_and_curve(tmp_path) -> None:

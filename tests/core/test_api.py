@@ -158,8 +158,7 @@ def test_feature_plane_names_match_the_encoded_planes() -> None:
     names = popucom._core.FEATURE_PLANE_NAMES
     assert list(names) == [name for name, _ in popucom.FEATURE_PLANES]
     assert len(names) == popucom.NUM_FEATURE_PLANES and popucom.FEATURE_VERSION == 1
-    position = Position.setup(black_stones="a1 c3", white_stones="b1", black_floors="a1 i9", white_floors="h9",
-                              komi=-5)
+    position = Position.setup(black_stones="a1 c3", white_stones="b1", black_floors="a1 i9", white_floors="h9", komi=-5)
     planes = popucom.encode_position(position)
     plane = {name: planes[i] for i, name in enumerate(names)}
 

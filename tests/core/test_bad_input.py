@@ -9,19 +9,22 @@ import popucom
 from popucom import Game, Position
 
 
-@pytest.mark.parametrize("move, error, message", [
-    (81, ValueError, "off the board"),
-    (-1, ValueError, "off the board"),
-    (10**30, ValueError, "off the board"),
-    ("j5", ValueError, "column must be a letter a-i"),
-    ("e0", ValueError, "row must be a digit 1-9"),
-    ("e10", ValueError, "cannot read move 'e10'"),
-    ("", ValueError, "cannot read move"),
-    (4.0, TypeError, "square index"),
-    (None, TypeError, "square index"),
-    (True, TypeError, "square index"),
-    ([40], TypeError, "square index"),
-])
+@pytest.mark.parametrize(
+    "move, error, message",
+    [
+        (81, ValueError, "off the board"),
+        (-1, ValueError, "off the board"),
+        (10**30, ValueError, "off the board"),
+        ("j5", ValueError, "column must be a letter a-i"),
+        ("e0", ValueError, "row must be a digit 1-9"),
+        ("e10", ValueError, "cannot read move 'e10'"),
+        ("", ValueError, "cannot read move"),
+        (4.0, TypeError, "square index"),
+        (None, TypeError, "square index"),
+        (True, TypeError, "square index"),
+        ([40], TypeError, "square index"),
+    ],
+)
 def test_bad_moves(move: object, error: type, message: str) -> None:
     game = Game()
     with pytest.raises(error, match=message):
@@ -37,11 +40,14 @@ def test_illegal_moves_leave_the_game_unchanged() -> None:
     assert game.position == before and game.record == "e5"
 
 
-@pytest.mark.parametrize("record, message", [
-    ("e5 zz", "record move 2"),
-    ("e5 e5", r"record move 2 \(e5\): illegal move: e5 already holds a stone"),
-    ("e5, d4", "record move 1"),
-])
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        ("e5 zz", "record move 2"),
+        ("e5 e5", r"record move 2 \(e5\): illegal move: e5 already holds a stone"),
+        ("e5, d4", "record move 1"),
+    ],
+)
 def test_malformed_records(record: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Game.from_record(record)
@@ -106,7 +112,12 @@ def test_encode_batch_checks_buffers() -> None:
 
 
 anything = st.one_of(
-    st.integers(), st.text(max_size=6), st.floats(), st.none(), st.booleans(), st.binary(max_size=4),
+    st.integers(),
+    st.text(max_size=6),
+    st.floats(),
+    st.none(),
+    st.booleans(),
+    st.binary(max_size=4),
     st.lists(st.integers(0, 80), max_size=3),
 )
 
@@ -149,8 +160,10 @@ def test_arbitrary_packed_positions_never_crash(words: list[int]) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    black=st.lists(st.integers(-3, 84), max_size=8), white=st.lists(st.integers(-3, 84), max_size=8),
-    floors=st.lists(st.integers(0, 80), max_size=20), to_move=st.sampled_from(list(popucom.Color)),
+    black=st.lists(st.integers(-3, 84), max_size=8),
+    white=st.lists(st.integers(-3, 84), max_size=8),
+    floors=st.lists(st.integers(0, 80), max_size=20),
+    to_move=st.sampled_from(list(popucom.Color)),
 )
 def test_arbitrary_setups_never_crash(black: list, white: list, floors: list, to_move: popucom.Color) -> None:
     try:

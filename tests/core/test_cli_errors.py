@@ -13,8 +13,15 @@ CLI = [sys.executable, "-m", "popucom.cli"]
 
 
 def popucom(*args: str, cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, input=stdin,
-                          cwd=cwd, env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2])))
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        input=stdin,
+        cwd=cwd,
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2])),
+    )
 
 
 def assert_clean_error(out: subprocess.CompletedProcess, message: str) -> None:
@@ -42,15 +49,31 @@ def test_arena_komi_out_of_range(tmp_path) -> None:
 
 def test_unwritable_games_out_fails_before_playing(tmp_path) -> None:
     (tmp_path / "dir.jsonl").mkdir()
-    out = popucom("arena", "greedy", "uct:100000", "--games-out", str(tmp_path / "dir.jsonl"),
-                  "--results", str(tmp_path / "r.jsonl"))
+    out = popucom(
+        "arena",
+        "greedy",
+        "uct:100000",
+        "--games-out",
+        str(tmp_path / "dir.jsonl"),
+        "--results",
+        str(tmp_path / "r.jsonl"),
+    )
     assert_clean_error(out, f"cannot write game records to {tmp_path / 'dir.jsonl'}")
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device that is always full)")
 def test_games_survive_a_full_disk(tmp_path) -> None:
-    out = popucom("arena", "greedy", "random", "--openings", "2", "--games-out", "/dev/full",
-                  "--results", str(tmp_path / "r.jsonl"))
+    out = popucom(
+        "arena",
+        "greedy",
+        "random",
+        "--openings",
+        "2",
+        "--games-out",
+        "/dev/full",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+    )
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "No space left on device" in out.stderr
     fallback = Path(out.stderr.split("they are in ")[-1].strip())
@@ -64,11 +87,20 @@ def test_games_survive_a_full_disk(tmp_path) -> None:
 
 def test_refit_refuses_an_invalid_result(tmp_path) -> None:
     games = tmp_path / "g.jsonl"
-    record = {"black": "greedy", "white": "random", "moves": "e5", "komi": 0, "result": "black", "score": 3,
-              "end": "moves_exhausted", "opening_plies": 0}
+    record = {
+        "black": "greedy",
+        "white": "random",
+        "moves": "e5",
+        "komi": 0,
+        "result": "black",
+        "score": 3,
+        "end": "moves_exhausted",
+        "opening_plies": 0,
+    }
     games.write_text(json.dumps(record) + "\n" + json.dumps({**record, "result": "foo"}) + "\n")
-    out = popucom("arena", "greedy", "random", "--refit", "--games-out", str(games),
-                  "--results", str(tmp_path / "r.jsonl"))
+    out = popucom(
+        "arena", "greedy", "random", "--refit", "--games-out", str(games), "--results", str(tmp_path / "r.jsonl")
+    )
     assert_clean_error(out, f"{games}:2: game record with result 'foo'")
     assert not (tmp_path / "r.jsonl").exists() or not (tmp_path / "r.jsonl").read_text()
 
@@ -99,8 +131,9 @@ def test_debug_shows_the_traceback() -> None:
 
 
 def test_closed_stdout_is_not_a_traceback() -> None:
-    proc = subprocess.Popen([*CLI, "bench", "rules", "--games", "1000", "--repeats", "1"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*CLI, "bench", "rules", "--games", "1000", "--repeats", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
     assert b"Traceback" not in err and b"Exception ignored" not in err, err
@@ -110,11 +143,14 @@ def test_show_komi_out_of_range() -> None:
     assert_clean_error(popucom("show", "e5", "--komi", "99999999999"), "--komi must be a whole number from -81 to 81")
 
 
-@pytest.mark.parametrize("command", [
-    ["train", "--data", "nowhere", "--checkpoint", "{bad}/ckpt.pt", "--preset", "tiny"],
-    ["export", "--checkpoint", "nowhere.pt", "--out", "{bad}/m.onnx"],
-    ["selfplay", "--model", "greedy", "--out", "{bad}/sp", "--games", "1"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["train", "--data", "nowhere", "--checkpoint", "{bad}/ckpt.pt", "--preset", "tiny"],
+        ["export", "--checkpoint", "nowhere.pt", "--out", "{bad}/m.onnx"],
+        ["selfplay", "--model", "greedy", "--out", "{bad}/sp", "--games", "1"],
+    ],
+)
 def test_unwritable_outputs_are_refused_before_work(tmp_path, command: list[str]) -> None:
     (tmp_path / "file").write_text("x")  # a parent that is a file: unwritable even for root
     out = popucom(*[c.replace("{bad}", str(tmp_path / "file")) for c in command])

@@ -21,7 +21,7 @@ def imported_modules(path: Path, package: str) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level:
-            base = package.split(".")[:len(package.split(".")) - node.level + 1]
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
             if node.module:
                 found.append(".".join(base + [node.module]))
             else:  # from .. import x: x may be a module or a name of the package
@@ -34,8 +34,11 @@ def imported_modules(path: Path, package: str) -> list[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    parts = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
-             if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.stem != "__init__"}
+    parts = {
+        p.stem if p.is_file() else p.name
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.stem != "__init__"
+    }
     graph: dict[str, set[str]] = {}
     for path in PACKAGE.rglob("*.py"):
         dotted = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)

@@ -22,8 +22,12 @@ def cmake() -> str:
 def test_native_cpp_suite() -> None:
     exe = cmake()
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    subprocess.run([exe, "-S", str(ROOT), "-B", str(BUILD), "-DCMAKE_BUILD_TYPE=Release", *generator],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [exe, "-S", str(ROOT), "-B", str(BUILD), "-DCMAKE_BUILD_TYPE=Release", *generator],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     jobs = str(os.cpu_count() or 1)
     built = subprocess.run([exe, "--build", str(BUILD), "--parallel", jobs], capture_output=True, text=True)
     assert built.returncode == 0, built.stdout + built.stderr

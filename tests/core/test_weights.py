@@ -24,8 +24,9 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     weights = tmp_path / "weights"
     assert newest_model(weights) is None
     ship(finished_run, 0, "popucom-tiny-v1", weights)
-    paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes={"note": "test"},
-                 continue_with={"inference_threads": 0})
+    paths = ship(
+        finished_run, 1, "popucom-tiny-v2", weights, notes={"note": "test"}, continue_with={"inference_threads": 0}
+    )
     assert [p.name for p in paths] == ["popucom-tiny-v2.onnx", "popucom-tiny-v2.pt", "popucom-tiny-v2.run.json"]
     (weights / "popucom-tiny-v10-draft.onnx").write_bytes(b"not a shipped name")
     assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1", "popucom-tiny-v2"]
@@ -67,19 +68,65 @@ def test_bad_inputs(tmp_path, monkeypatch) -> None:
 
 def test_cli_resume_from_a_missing_sidecar_is_a_clear_error(tmp_path) -> None:
     (tmp_path / "m.pt").write_bytes(b"")
-    out = subprocess.run([sys.executable, "-m", "popucom.cli", "pipeline", "--run-dir", str(tmp_path / "r"),
-                          "--resume-from", str(tmp_path / "m.pt"), "--iterations", "1"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "popucom.cli",
+            "pipeline",
+            "--run-dir",
+            str(tmp_path / "r"),
+            "--resume-from",
+            str(tmp_path / "m.pt"),
+            "--iterations",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode != 0 and "not a shipped checkpoint" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_cli_ship(finished_run, tmp_path) -> None:
-    out = subprocess.run([sys.executable, "-m", "popucom.cli", "ship", "--run-dir", str(finished_run),
-                          "--iteration", "1", "--name", "popucom-tiny-v3", "--weights-dir", str(tmp_path)],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "popucom.cli",
+            "ship",
+            "--run-dir",
+            str(finished_run),
+            "--iteration",
+            "1",
+            "--name",
+            "popucom-tiny-v3",
+            "--weights-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "popucom-tiny-v3.onnx").exists() and read_sidecar(tmp_path / "popucom-tiny-v3.pt")
-    bad = subprocess.run([sys.executable, "-m", "popucom.cli", "ship", "--run-dir", str(finished_run),
-                          "--iteration", "9", "--name", "popucom-tiny-v4", "--weights-dir", str(tmp_path)],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "popucom.cli",
+            "ship",
+            "--run-dir",
+            str(finished_run),
+            "--iteration",
+            "9",
+            "--name",
+            "popucom-tiny-v4",
+            "--weights-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode != 0 and "missing" in bad.stderr and "Traceback" not in bad.stderr

@@ -19,14 +19,15 @@ def good(bot_shards):
 def rewrite_header(good, tmp_path, edit) -> object:
     raw = good.read_bytes()
     length = int.from_bytes(raw[8:12], "little")
-    header = json.loads(raw[12:12 + length])
+    header = json.loads(raw[12 : 12 + length])
     body_start = min(spec["offset"] for spec in header["arrays"].values())
     new = edit(header)
     data = json.dumps(new).encode()
     assert 12 + len(data) <= body_start
     path = tmp_path / "crafted.pcs"
-    path.write_bytes(MAGIC + len(data).to_bytes(4, "little") + data + b" " * (body_start - 12 - len(data))
-                     + raw[body_start:])
+    path.write_bytes(
+        MAGIC + len(data).to_bytes(4, "little") + data + b" " * (body_start - 12 - len(data)) + raw[body_start:]
+    )
     return path
 
 
@@ -41,25 +42,28 @@ def set_in(header: dict, keys: list, value) -> dict:
     return header
 
 
-@pytest.mark.parametrize("keys, value, message", [
-    ([], [], "a JSON list, not an object"),
-    (["arrays"], KeyError, "'arrays' is missing"),
-    (["arrays"], [1], "'arrays' is missing or not an object"),
-    (["arrays", "policy"], "f2", "array 'policy': its header entry is not an object"),
-    (["arrays", "policy", "dtype"], "<x9", "array 'policy' has unknown dtype '<x9'"),
-    (["arrays", "score", "dtype"], None, "array 'score' has dtype None"),
-    (["arrays", "policy", "dtype"], "<f4", "array 'policy' has dtype '<f4'"),
-    (["arrays", "outcome", "offset"], KeyError, "array 'outcome' has offset None"),
-    (["arrays", "outcome", "offset"], -64, "array 'outcome' has offset -64"),
-    (["arrays", "outcome", "offset"], 1.5, "array 'outcome' has offset 1.5"),
-    (["arrays", "outcome", "offset"], 2**70, "array 'outcome' has offset"),
-    (["arrays", "state", "shape"], "x", "array 'state' has dtype"),
-    (["num_samples"], "12", "'num_samples' is '12', not a count"),
-    (["num_samples"], -1, "'num_samples' is -1"),
-    (["num_samples"], 10**30, "'num_samples' is"),
-    (["meta"], [], "'meta' is not an object"),
-    (["format_version"], KeyError, "shard format version None"),
-])
+@pytest.mark.parametrize(
+    "keys, value, message",
+    [
+        ([], [], "a JSON list, not an object"),
+        (["arrays"], KeyError, "'arrays' is missing"),
+        (["arrays"], [1], "'arrays' is missing or not an object"),
+        (["arrays", "policy"], "f2", "array 'policy': its header entry is not an object"),
+        (["arrays", "policy", "dtype"], "<x9", "array 'policy' has unknown dtype '<x9'"),
+        (["arrays", "score", "dtype"], None, "array 'score' has dtype None"),
+        (["arrays", "policy", "dtype"], "<f4", "array 'policy' has dtype '<f4'"),
+        (["arrays", "outcome", "offset"], KeyError, "array 'outcome' has offset None"),
+        (["arrays", "outcome", "offset"], -64, "array 'outcome' has offset -64"),
+        (["arrays", "outcome", "offset"], 1.5, "array 'outcome' has offset 1.5"),
+        (["arrays", "outcome", "offset"], 2**70, "array 'outcome' has offset"),
+        (["arrays", "state", "shape"], "x", "array 'state' has dtype"),
+        (["num_samples"], "12", "'num_samples' is '12', not a count"),
+        (["num_samples"], -1, "'num_samples' is -1"),
+        (["num_samples"], 10**30, "'num_samples' is"),
+        (["meta"], [], "'meta' is not an object"),
+        (["format_version"], KeyError, "shard format version None"),
+    ],
+)
 def test_crafted_headers_are_refused(good, tmp_path, keys, value, message) -> None:
     path = rewrite_header(good, tmp_path, lambda h: value if not keys else set_in(h, keys, value))
     with pytest.raises(ShardError, match=message) as info:
@@ -72,15 +76,18 @@ def arrays_of(good) -> dict:
     return {name: np.array(shard.arrays[name]) for name in FIELDS}
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("policy", np.nan, "array 'policy' has 1 bad rows \\(NaN, inf or negative"),
-    ("policy", np.inf, "array 'policy'"),
-    ("policy", -0.5, "array 'policy'.*first row 3"),
-    ("score", np.inf, "array 'score' has 1 bad rows \\(NaN or inf\\)"),
-    ("score", np.nan, "array 'score'"),
-    ("outcome", 7, "array 'outcome' has 1 bad rows \\(not -1, 0 or 1\\), first row 3"),
-    ("ownership", -2, "array 'ownership'"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("policy", np.nan, "array 'policy' has 1 bad rows \\(NaN, inf or negative"),
+        ("policy", np.inf, "array 'policy'"),
+        ("policy", -0.5, "array 'policy'.*first row 3"),
+        ("score", np.inf, "array 'score' has 1 bad rows \\(NaN or inf\\)"),
+        ("score", np.nan, "array 'score'"),
+        ("outcome", 7, "array 'outcome' has 1 bad rows \\(not -1, 0 or 1\\), first row 3"),
+        ("ownership", -2, "array 'ownership'"),
+    ],
+)
 def test_impossible_targets_are_refused(good, tmp_path, field, value, message) -> None:
     arrays = arrays_of(good)
     if arrays[field].ndim == 2:
@@ -106,6 +113,7 @@ def fuzz_shards(good, tmp_path, cases: int, seed: int) -> None:
     for case in range(cases):
         path = tmp_path / f"fuzz{case % 4}.pcs"
         if rng.random() < 0.6:
+
             def edit(h: dict) -> object:
                 for _ in range(rng.randint(1, 3)):
                     node, keys = h, []
@@ -117,13 +125,14 @@ def fuzz_shards(good, tmp_path, cases: int, seed: int) -> None:
                         return rng.choice(LEAVES)
                     set_in(h, keys, rng.choice(LEAVES))
                 return h
+
             path = rewrite_header(good, tmp_path, edit)
         else:
             data = bytearray(raw)
             for _ in range(rng.randint(1, 8)):
                 pos = rng.randrange(12 + length if rng.random() < 0.3 else 0, len(data))
                 data[pos] = rng.randrange(256)
-            path.write_bytes(bytes(data[:rng.choice([len(data), rng.randrange(len(data))])]))
+            path.write_bytes(bytes(data[: rng.choice([len(data), rng.randrange(len(data))])]))
         try:
             shard = read_shard(path)
         except ShardError:

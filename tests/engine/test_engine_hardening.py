@@ -25,31 +25,48 @@ def serve(engine: Engine, data: bytes) -> list[str]:
 
 def test_invalid_utf8_gets_a_reply_and_the_engine_goes_on() -> None:
     env = dict(os.environ, PYTHONIOENCODING="utf-8:strict")  # the setting that used to kill the reader
-    out = subprocess.run([*CLI, "engine", "--player", "random"], input=b"name\n\xff\xfe oops\n2 name\nquit\n",
-                         capture_output=True, timeout=60, env=env)
+    out = subprocess.run(
+        [*CLI, "engine", "--player", "random"],
+        input=b"name\n\xff\xfe oops\n2 name\nquit\n",
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.decode().split("\n\n")[:3] == ["= popucom", "? command is not UTF-8 text", "=2 popucom"]
 
 
 @pytest.mark.parametrize("seconds", ["nan", "0", "-1", "inf"])
 def test_bad_seconds_are_refused_up_front(seconds: str) -> None:
-    out = subprocess.run([*CLI, "engine", "--player", "greedy", "--seconds", seconds], input="name\n",
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [*CLI, "engine", "--player", "greedy", "--seconds", seconds],
+        input="name\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode != 0 and "--seconds must be a number of seconds > 0" in out.stderr
     assert "Traceback" not in out.stderr
 
 
 def test_cli_komi_out_of_range_is_an_error_not_a_traceback() -> None:
-    out = subprocess.run([*CLI, "engine", "--player", "greedy", "--komi", "99999999999"], input="",
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [*CLI, "engine", "--player", "greedy", "--komi", "99999999999"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode != 0 and "--komi must be a whole number from -81 to 81" in out.stderr
     assert "Traceback" not in out.stderr
 
 
 def test_bad_komi_keeps_the_framing_and_the_old_komi() -> None:
     engine = Engine("random")
-    replies = serve(engine, b"komi 5\nkomi 1e30\nclear_board\nkomi inf\nkomi nan\nkomi\nkomi 2.5\n"
-                            b"popucom-rules\nkomi -81\nshowboard\n")
+    replies = serve(
+        engine,
+        b"komi 5\nkomi 1e30\nclear_board\nkomi inf\nkomi nan\nkomi\nkomi 2.5\npopucom-rules\nkomi -81\nshowboard\n",
+    )
     assert len(replies) == 10  # one reply per command, none split by a blank line
     assert replies[0] == "="
     for reply in replies[1:2] + replies[3:5]:
@@ -88,8 +105,9 @@ def test_analysis_cut_off_by_another_analysis(tiny_model) -> None:
 
 
 def test_closed_output_ends_the_engine_quietly() -> None:
-    proc = subprocess.Popen([*CLI, "engine", "--player", "random"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*CLI, "engine", "--player", "random"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     proc.stdout.close()  # the reader is gone before the engine answers
     _, err = proc.communicate(b"name\n" * 200, timeout=60)
     assert proc.returncode == 0, err
@@ -98,9 +116,45 @@ def test_closed_output_ends_the_engine_quietly() -> None:
 
 # --- the fuzzer ------------------------------------------------------------------------------
 
-WORDS = ["b", "w", "black", "e5", "a1", "i9", "j10", "E5", "z", "", "0", "1", "-1", "81", "-81", "82", "2.5",
-         "1e30", "-1e30", "nan", "inf", "-inf", "0x10", "9", "99999999999", "e5 d4", "#", "# comment", "\t",
-         "\x00", "\x7f", "é", "五", "\u2028", "１", "+5", "5.0"]
+WORDS = [
+    "b",
+    "w",
+    "black",
+    "e5",
+    "a1",
+    "i9",
+    "j10",
+    "E5",
+    "z",
+    "",
+    "0",
+    "1",
+    "-1",
+    "81",
+    "-81",
+    "82",
+    "2.5",
+    "1e30",
+    "-1e30",
+    "nan",
+    "inf",
+    "-inf",
+    "0x10",
+    "9",
+    "99999999999",
+    "e5 d4",
+    "#",
+    "# comment",
+    "\t",
+    "\x00",
+    "\x7f",
+    "é",
+    "五",
+    "\u2028",
+    "１",
+    "+5",
+    "5.0",
+]
 
 
 def fuzz_line(rng: random.Random, commands: list[str], long_line: int) -> bytes:
@@ -163,8 +217,11 @@ def test_endless_line_is_dropped_not_buffered(tmp_path, monkeypatch) -> None:
     engine.out = io.StringIO()
     with open(path, "rb") as f:  # a real file descriptor, read as the engine reads stdin
         engine.serve(f)
-    assert engine.out.getvalue().split("\n\n")[:3] == ["= popucom", "? line longer than 1000 bytes, ignored",
-                                                        "=2 popucom"]
+    assert engine.out.getvalue().split("\n\n")[:3] == [
+        "= popucom",
+        "? line longer than 1000 bytes, ignored",
+        "=2 popucom",
+    ]
 
 
 def test_visits_apply_to_best_and_to_model_files(tiny_model, tmp_path, monkeypatch) -> None:

@@ -22,25 +22,48 @@ ANTI_DIAGONAL = squares("i1 h2 g3 f4 e5 d6 c7 b8 a9")
 # (name, black stones, white stones, white floors, Black's move,
 #  black stones after, white stones after, black floors after, white floors after)
 CASES = [
-    ("horizontal, paint stopped by an opponent stone", "d5 f5", "b5", "", "e5",
-     "", "b5", "c5 d5 e5 f5 g5 h5 i5", ""),
+    ("horizontal, paint stopped by an opponent stone", "d5 f5", "b5", "", "e5", "", "b5", "c5 d5 e5 f5 g5 h5 i5", ""),
     ("vertical", "e3 e4", "", "", "e5", "", "", " ".join(popucom.square_to_text(s) for s in sorted(COLUMN_E)), ""),
     ("main diagonal", "d4 f6", "", "", "e5", "", "", "a1 b2 c3 d4 e5 f6 g7 h8 i9", ""),
     ("anti-diagonal", "f4 d6", "", "", "e5", "", "", "i1 h2 g3 f4 e5 d6 c7 b8 a9", ""),
-    ("two directions at once", "e3 e4 d5 f5", "", "", "e5", "", "",
-     " ".join(popucom.square_to_text(s) for s in sorted(ROW_5 | COLUMN_E)), ""),
-    ("three directions at once", "e3 e4 d5 f5 c3 d4", "a1", "", "e5", "", "a1",
-     " ".join(popucom.square_to_text(s) for s in sorted((ROW_5 | COLUMN_E | MAIN_DIAGONAL) - {0})), ""),
+    (
+        "two directions at once",
+        "e3 e4 d5 f5",
+        "",
+        "",
+        "e5",
+        "",
+        "",
+        " ".join(popucom.square_to_text(s) for s in sorted(ROW_5 | COLUMN_E)),
+        "",
+    ),
+    (
+        "three directions at once",
+        "e3 e4 d5 f5 c3 d4",
+        "a1",
+        "",
+        "e5",
+        "",
+        "a1",
+        " ".join(popucom.square_to_text(s) for s in sorted((ROW_5 | COLUMN_E | MAIN_DIAGONAL) - {0})),
+        "",
+    ),
     ("run of four", "a1 b1 d1", "", "", "c1", "", "", "a1 b1 c1 d1 e1 f1 g1 h1 i1", ""),
-    ("run of five, paint stopped at h7", "c7 d7 f7 g7 a7", "h7", "", "e7", "a7", "h7",
-     "a7 b7 c7 d7 e7 f7 g7", ""),
-    ("own stones do not stop the paint and get painted", "c5 d5 g5", "", "", "e5", "g5", "",
-     "a5 b5 c5 d5 e5 f5 g5 h5 i5", ""),
-    ("repaints opponent floors", "d5 f5", "a1", "a5 h5 i5 e9", "e5", "", "a1",
-     "a5 b5 c5 d5 e5 f5 g5 h5 i5", "e9"),
+    ("run of five, paint stopped at h7", "c7 d7 f7 g7 a7", "h7", "", "e7", "a7", "h7", "a7 b7 c7 d7 e7 f7 g7", ""),
+    (
+        "own stones do not stop the paint and get painted",
+        "c5 d5 g5",
+        "",
+        "",
+        "e5",
+        "g5",
+        "",
+        "a5 b5 c5 d5 e5 f5 g5 h5 i5",
+        "",
+    ),
+    ("repaints opponent floors", "d5 f5", "a1", "a5 h5 i5 e9", "e5", "", "a1", "a5 b5 c5 d5 e5 f5 g5 h5 i5", "e9"),
     ("no match with two in a row", "d5", "f5", "", "e5", "d5 e5", "f5", "", ""),
-    ("opponent stones and their floors untouched", "d5 f5", "c5 g5", "c5 g5", "e5", "", "c5 g5",
-     "d5 e5 f5", "c5 g5"),
+    ("opponent stones and their floors untouched", "d5 f5", "c5 g5", "c5 g5", "e5", "", "c5 g5", "d5 e5 f5", "c5 g5"),
 ]
 
 
@@ -121,7 +144,8 @@ def test_moves_exhausted_draw_and_komi(komi: int, result: Result) -> None:
 def test_komi_decides_a_full_game() -> None:
     game = popucom.Game.from_record(
         "e5 c8 e8 e2 c4 e9 c7 i9 f9 f8 g7 f4 a1 c2 i2 h5 g2 i8 b1 b8 c9 i6 d5 b7 i3 b3 i4 g3 d4 a5 "
-        "d9 f5 h8 h6 f7 g1 a9 b5 i1 d8 a7 e4 a4 h7 a3 e8 i5 d1 f6 c6")
+        "d9 f5 h8 h6 f7 g1 a9 b5 i1 d8 a7 e4 a4 h7 a3 e8 i5 d1 f6 c6"
+    )
     assert game.end_reason == EndReason.MOVES_EXHAUSTED
     score = game.score
     for komi, expected in [(-score + 1, Result.BLACK_WIN), (-score, Result.DRAW), (-score - 1, Result.WHITE_WIN)]:

@@ -52,9 +52,13 @@ def test_ten_thousand_random_games_match_the_twin() -> None:
 
 
 def test_twin_reaches_the_no_legal_move_game() -> None:
-    record = [int(x) for x in (
-        "40 36 32 35 41 3 30 75 50 6 46 62 37 9 47 33 39 72 55 44 58 16 49 12 48 43 66 76 50 8 2 78 "
-        "11 4 21 54 22 79 67 27 20 57 68 61 17 13 66").split()]
+    record = [
+        int(x)
+        for x in (
+            "40 36 32 35 41 3 30 75 50 6 46 62 37 9 47 33 39 72 55 44 58 16 49 12 48 43 66 76 50 8 2 78 "
+            "11 4 21 54 22 79 67 27 20 57 68 61 17 13 66"
+        ).split()
+    ]
     game, twin = popucom.Game(), ReferencePosition()
     for move in record:
         game.play(move)

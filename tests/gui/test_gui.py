@@ -78,8 +78,9 @@ def test_illegal_click_is_refused_with_a_message(qtbot) -> None:
     tree = GameTree.from_moves("a1 a9 b1 b9 c1")  # Black's a1-b1-c1 pops and paints row 1
     tree.to_end()
     window.set_tree(tree)
-    painted = [s for s in range(81) if tree.position.floor_at(s) == _core.Color.BLACK
-               and tree.position.stone_at(s) is None]
+    painted = [
+        s for s in range(81) if tree.position.floor_at(s) == _core.Color.BLACK and tree.position.stone_at(s) is None
+    ]
     assert painted and tree.position.to_move == _core.Color.WHITE
     click(qtbot, window, painted[0])
     assert window.tree.position.ply == 5 and "illegal" in window.last_message
@@ -114,6 +115,7 @@ def test_navigation_and_variations(qtbot) -> None:
             walk(index)
 
     from PySide6.QtCore import QModelIndex
+
     walk(QModelIndex())
     assert len(seen) == len(window.tree.nodes()) == 5
     variation = e5.children[1]
@@ -165,16 +167,23 @@ def test_sgf_parser_edge_cases() -> None:
     assert tree.root.comment == "x]y\\z" and tree.root.position.komi == 3
     assert [c.move for c in tree.root.children[0].children] == [sq("d4"), sq("c3")]
     assert tree.root.children[0].children[1].analysis == {"visits": 10, "black_winrate": 0.25, "black_score": -1.5}
-    for bad, reason in (("(;GM[81];B[e5]", "expected ')'"), ("(;GM[81]KM[0.5])", "whole number"),
-                        ("(;GM[81];B[z9])", "B[z9]"), ("(;GM[81];W[e5])", "Black's turn"), ("x", "expected '('")):
+    for bad, reason in (
+        ("(;GM[81];B[e5]", "expected ')'"),
+        ("(;GM[81]KM[0.5])", "whole number"),
+        ("(;GM[81];B[z9])", "B[z9]"),
+        ("(;GM[81];W[e5])", "Black's turn"),
+        ("x", "expected '('"),
+    ):
         with pytest.raises(ValueError, match=reason.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
             from_sgf(bad)
 
 
 def test_open_pipeline_and_arena_game_records(qtbot, tmp_path) -> None:
     records = tmp_path / "games.jsonl"
-    records.write_text('{"black": "a", "white": "b", "moves": "e5 d4 c3", "komi": 1, "result": "black", "score": 3}\n'
-                       '{"black": "b", "white": "a", "moves": "a1", "komi": 0, "result": "draw", "score": 0}\n')
+    records.write_text(
+        '{"black": "a", "white": "b", "moves": "e5 d4 c3", "komi": 1, "result": "black", "score": 3}\n'
+        '{"black": "b", "white": "a", "moves": "a1", "komi": 0, "result": "draw", "score": 0}\n'
+    )
     games = load_game_records(records)
     assert len(games) == 2 and games[0][1].root.position.komi == 1
     window = make_window(qtbot, "greedy", mode="human-human")

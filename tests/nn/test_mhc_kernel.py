@@ -60,8 +60,11 @@ def test_kernels_reject_bad_buffers() -> None:
         _core.mhc_read(maps, streams, np.zeros((tokens, d + 1), np.float32))
     with pytest.raises(ValueError, match="number of streams"):
         too_many = _core.MHC_MAX_STREAMS + 1
-        _core.mhc_read(np.zeros((2 * too_many + too_many ** 2, tokens), np.float32),
-                       np.zeros((tokens, too_many, d), np.float32), np.zeros((tokens, d), np.float32))
+        _core.mhc_read(
+            np.zeros((2 * too_many + too_many**2, tokens), np.float32),
+            np.zeros((tokens, too_many, d), np.float32),
+            np.zeros((tokens, d), np.float32),
+        )
     with pytest.raises(ValueError, match="sinkhorn_iters"):
         _core.mhc_write(maps, streams, np.zeros((tokens, d), np.float32), -1, np.zeros_like(streams))
     readonly = np.zeros((tokens, n, d), np.float32)

@@ -46,8 +46,9 @@ def test_pope_tells_left_from_right_at_init() -> None:
     logits = attention.logits(torch.ones(1, 81, 16))  # identical content everywhere: only position matters
     centre = popucom.parse_square("e5")
     for a, b in [("d5", "f5"), ("e4", "e6")]:
-        assert not torch.allclose(logits[0, :, centre, popucom.parse_square(a)],
-                                  logits[0, :, centre, popucom.parse_square(b)], atol=1e-4)
+        assert not torch.allclose(
+            logits[0, :, centre, popucom.parse_square(a)], logits[0, :, centre, popucom.parse_square(b)], atol=1e-4
+        )
     # Without the phase bias the score is even in the offset: left and right look alike.
     with torch.no_grad():
         attention.delta.zero_()
@@ -159,6 +160,7 @@ def test_optimised_forward_matches_eager_reference(attn_res: bool, mhc: bool) ->
                 assert torch.allclose(got[key], value, atol=1e-4, rtol=1e-4), (key, grad)
         # Inference in chunks (the torch evaluator) is the same computation.
         from popucom.infer.torch_backend import TorchEvaluator
+
         policy = TorchEvaluator(net, chunk=16).run_all(x.numpy())["policy_logits"]
     assert float((torch.from_numpy(policy) - expected["policy_logits"]).abs().max()) < 1e-4
 
@@ -175,6 +177,7 @@ def test_inference_cache_follows_weight_updates() -> None:
     with torch.inference_mode():
         after = net(x)["policy_logits"]
     from popucom.nn.reference import eager_reference
+
     with torch.no_grad():
         expected = eager_reference(net, x)["policy_logits"]
     assert not torch.allclose(before, after)
@@ -217,6 +220,7 @@ def test_thread_budgets_are_applied(tmp_path) -> None:
 
 
 # --- the named outputs (popucom/nn/outputs.py) --------------------------------------------------
+
 
 def test_forward_returns_the_named_heads() -> None:
     """Model, conv baseline and eager reference return exactly the heads of the spec, in order,

@@ -27,8 +27,9 @@ def test_cluster_selfplay_one_iteration(ray_local, tmp_path, caplog) -> None:
     run_cluster_pipeline(tmp_path, pipeline_preset("tiny"), 1, "local", workers=2, progress=False)
     run = RunDir(tmp_path)
     assert run.model(1).exists()
-    games = [json.loads(line) for f in run.selfplay.glob("iter0000-*.games.jsonl")
-             for line in f.read_text().splitlines()]
+    games = [
+        json.loads(line) for f in run.selfplay.glob("iter0000-*.games.jsonl") for line in f.read_text().splitlines()
+    ]
     assert len(games) == 12
     metrics = json.loads(run.metrics.read_text().splitlines()[0])
     assert metrics["selfplay"]["workers"] == 2 and metrics["selfplay"]["games"] == 12
@@ -42,8 +43,19 @@ def test_cluster_selfplay_one_iteration(ray_local, tmp_path, caplog) -> None:
 def test_worker_figures_combine() -> None:
     from popucom.pipeline.cluster import combine_worker_stats
 
-    a = {"positions": 10, "moves": 40, "nn_evals": 300, "seconds": 10.0, "eval_seconds": 9.0, "mean_batch": 20.0,
-         "max_batch": 32, "cache_hit_rate": 0.5, "black_wins": 2, "white_wins": 1, "draws": 0}
+    a = {
+        "positions": 10,
+        "moves": 40,
+        "nn_evals": 300,
+        "seconds": 10.0,
+        "eval_seconds": 9.0,
+        "mean_batch": 20.0,
+        "max_batch": 32,
+        "cache_hit_rate": 0.5,
+        "black_wins": 2,
+        "white_wins": 1,
+        "draws": 0,
+    }
     b = {**a, "nn_evals": 100, "mean_batch": 10.0, "cache_hit_rate": 0.1, "eval_seconds": 5.0}
     out = combine_worker_stats([a, b], wall_seconds=10.0)
     assert out["positions"] == 20 and out["nn_evals"] == 400 and out["nn_evals_per_s"] == 40.0

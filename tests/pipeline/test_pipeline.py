@@ -64,11 +64,12 @@ def test_tiny_pipeline_two_iterations(tmp_path, caplog) -> None:
 def test_kill_mid_selfplay_and_resume(tmp_path) -> None:
     """Kill the pipeline as soon as its first self-play chunk is on disk, resume, check the data."""
     run = tmp_path / "run"
-    code = ("import sys; from popucom.pipeline import run_pipeline; "
-            "from popucom.pipeline.config import pipeline_preset;"
-            "run_pipeline(sys.argv[1], pipeline_preset('tiny', games_per_iteration=36), iterations=1, progress=False)")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(run)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    code = (
+        "import sys; from popucom.pipeline import run_pipeline; "
+        "from popucom.pipeline.config import pipeline_preset;"
+        "run_pipeline(sys.argv[1], pipeline_preset('tiny', games_per_iteration=36), iterations=1, progress=False)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(run)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while time.time() < deadline and not list((run / "selfplay").glob("iter0000-*.pcs")):
         assert proc.poll() is None, proc.stderr.read().decode()
@@ -95,8 +96,9 @@ def read_shard_total_games(run: Path) -> int:
 
 
 def test_selfplay_targets_and_records(tmp_path) -> None:
-    config = SelfPlayConfig(concurrent_games=8, full_visits=24, fast_visits=6, full_search_prob=0.5,
-                            games_per_chunk=5, max_random_plies=3)
+    config = SelfPlayConfig(
+        concurrent_games=8, full_visits=24, fast_visits=6, full_search_prob=0.5, games_per_chunk=5, max_random_plies=3
+    )
     komi = KomiSampler()
     stats = run_selfplay(TinyEvaluator(), config, tmp_path, "t", 10, komi, tmp_path / "komi.json", progress=False)
     assert stats.games == 10 and stats.positions > 0 and stats.nn_evals > 0

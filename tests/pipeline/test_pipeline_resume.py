@@ -39,8 +39,9 @@ run_pipeline(sys.argv[1], pipeline_preset("tiny"), iterations=1, progress=False)
 
 
 def killed_run(run: Path, marker: str) -> None:
-    proc = subprocess.run([sys.executable, "-c", KILL_AT, str(run), marker], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_AT, str(run), marker], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 9, proc.stdout + proc.stderr
 
 

@@ -16,19 +16,26 @@ PLANES = {name: i for i, (name, _) in enumerate(popucom.FEATURE_PLANES)}
 
 def position_from_features(f: np.ndarray) -> Position:
     """Rebuilds the position an input row encodes (which also checks the encoder is lossless)."""
+
     def squares(plane: str) -> list[int]:
         return [int(s) for s in np.flatnonzero(f[PLANES[plane]].reshape(-1) > 0.5)]
+
     black_to_move = f[PLANES["black_to_move"], 0, 0] > 0.5
     own_left = round(float(f[PLANES["own_moves_left"], 0, 0]) * 25)
     opp_left = round(float(f[PLANES["opponent_moves_left"], 0, 0]) * 25)
     own_komi = round(float(f[PLANES["komi"], 0, 0]) * popucom.KOMI_SCALE)
     own, opp = ("black", "white") if black_to_move else ("white", "black")
-    return Position.setup(**{
-        f"{own}_stones": squares("own_stones"), f"{opp}_stones": squares("opponent_stones"),
-        f"{own}_floors": squares("own_floors"), f"{opp}_floors": squares("opponent_floors"),
-    }, to_move=Color.BLACK if black_to_move else Color.WHITE,
+    return Position.setup(
+        **{
+            f"{own}_stones": squares("own_stones"),
+            f"{opp}_stones": squares("opponent_stones"),
+            f"{own}_floors": squares("own_floors"),
+            f"{opp}_floors": squares("opponent_floors"),
+        },
+        to_move=Color.BLACK if black_to_move else Color.WHITE,
         moves_left=(own_left, opp_left) if black_to_move else (opp_left, own_left),
-        komi=own_komi if black_to_move else -own_komi)
+        komi=own_komi if black_to_move else -own_komi,
+    )
 
 
 class ExactEvaluator:
@@ -46,8 +53,9 @@ class ExactEvaluator:
 
 def endgame() -> Position:
     # Black's last move, then White's: only c5 completes b5-c5-d5 and paints row 5 to win.
-    return Position.setup(black_stones="b5 d5", white_stones="a1 i9", black_floors="a9",
-                          white_floors="a2 b2 c2", moves_left=(1, 1))
+    return Position.setup(
+        black_stones="b5 d5", white_stones="a1 i9", black_floors="a9", white_floors="a2 b2 c2", moves_left=(1, 1)
+    )
 
 
 def test_features_round_trip_through_the_decoder() -> None:
@@ -81,6 +89,7 @@ def run_games(seed: int, threads: int = 1, shuffle: bool = False, games: int = 8
             out = base(features[order])
             inverse = np.argsort(order)
             return EvalOutput(*(a[inverse] for a in out))
+
         evaluator.feature_version = popucom.FEATURE_VERSION
     params = _core.SearchParams()
     params.root_noise = True
@@ -158,8 +167,10 @@ def test_analysis_stops_on_request() -> None:
     assert analyze(Position(), TinyEvaluator(), visits=None, stop=stop).visits <= 1
     with pytest.raises(ValueError, match="budget"):
         analyze(Position(), TinyEvaluator(), visits=None)
-    finished = popucom.Game.from_record("e5 a5 f4 i4 f5 d1 d4 d9 f6 g1 b6 i7 b5 a2 c6 g4 d5 a9 b7 i5 e7 h2 e6 d2 d6 "
-                                        "h5 d8 e9 f6 i1 c1 g9 c2 e1 d3 a7 e3 h9 e8 a4 c3 d7 f8 h7 i2 e2 d8")
+    finished = popucom.Game.from_record(
+        "e5 a5 f4 i4 f5 d1 d4 d9 f6 g1 b6 i7 b5 a2 c6 g4 d5 a9 b7 i5 e7 h2 e6 d2 d6 "
+        "h5 d8 e9 f6 i1 c1 g9 c2 e1 d3 a7 e3 h9 e8 a4 c3 d7 f8 h7 i2 e2 d8"
+    )
     with pytest.raises(ValueError, match="game is over"):
         analyze(finished.position, TinyEvaluator())
 
@@ -215,17 +226,21 @@ def test_search_bad_input() -> None:
     with pytest.raises(ValueError, match="uct:N"):
         _core.Bot("uct:-3")
     with pytest.raises(ValueError, match="game is over"):
-        _core.Bot("random").select_move(Position.setup(black_floors="a1", to_move=Color.WHITE,
-                                                       moves_left=(0, 1)).play("e5"))
+        _core.Bot("random").select_move(
+            Position.setup(black_floors="a1", to_move=Color.WHITE, moves_left=(0, 1)).play("e5")
+        )
     with pytest.raises(ValueError, match="feature version"):
+
         class Old(UniformEvaluator):
             feature_version = 0
+
         BatchedSearch(Old(), num_games=1)
 
 
 def test_evaluator_errors_leave_the_search_usable() -> None:
     def broken(features: np.ndarray) -> EvalOutput:
         return EvalOutput(np.zeros((len(features), 80), np.float32), None, None)
+
     broken.feature_version = popucom.FEATURE_VERSION
     driver = BatchedSearch(broken, num_games=2)
     driver.search.set_visit_targets(5)

@@ -16,8 +16,9 @@ def driver(params: _core.SearchParams | None = None, games: int = 1, seed: int =
 
 
 def test_every_recorded_search_is_noisy_and_no_fast_one(tmp_path) -> None:
-    config = SelfPlayConfig(concurrent_games=8, full_visits=24, fast_visits=6, full_search_prob=0.3,
-                            games_per_chunk=20, max_random_plies=2)
+    config = SelfPlayConfig(
+        concurrent_games=8, full_visits=24, fast_visits=6, full_search_prob=0.3, games_per_chunk=20, max_random_plies=2
+    )
     stats = run_selfplay(TinyEvaluator(), config, tmp_path, "n", 12, KomiSampler(), progress=False)
     assert stats.full_searches > 30
     assert stats.noisy_full_searches == stats.full_searches
@@ -90,8 +91,14 @@ def test_gumbel_root_search_finds_the_winning_line_and_gives_a_completed_q_targe
 
 
 def test_gumbel_selfplay_runs(tmp_path) -> None:
-    config = SelfPlayConfig(concurrent_games=6, full_visits=16, fast_visits=4, full_search_prob=0.5,
-                            games_per_chunk=20, root_search="gumbel").with_search(gumbel_actions=4)
+    config = SelfPlayConfig(
+        concurrent_games=6,
+        full_visits=16,
+        fast_visits=4,
+        full_search_prob=0.5,
+        games_per_chunk=20,
+        root_search="gumbel",
+    ).with_search(gumbel_actions=4)
     stats = run_selfplay(UniformEvaluator(), config, tmp_path, "g", 6, KomiSampler(), progress=False)
     assert stats.games == 6 and stats.positions > 0 and stats.noisy_full_searches == 0
     with pytest.raises(ValueError, match="root_search"):

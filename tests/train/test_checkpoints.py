@@ -96,8 +96,9 @@ def test_tampered_tensor_fails_the_checksum(saved, tmp_path) -> None:
 
 
 def test_missing_model_config_is_named(tmp_path) -> None:
-    path = write_checkpoint(tmp_path / "no_config.pt", {"train_config": TrainConfig().to_dict(), "step": 0,
-                                                         "model": {}})
+    path = write_checkpoint(
+        tmp_path / "no_config.pt", {"train_config": TrainConfig().to_dict(), "step": 0, "model": {}}
+    )
     with pytest.raises(ValueError, match="'model_config' is missing"):
         load_checkpoint(path)
     assert read_checkpoint(path)["step"] == 0
@@ -110,8 +111,11 @@ def flip_fuzz(path, tmp_path, flips: int, seed: int) -> None:
     reference = load_checkpoint(path).state
     # Bias half of the flips into the tensor data, where a flip used to load silently.
     with zipfile.ZipFile(io.BytesIO(raw)) as z:
-        data = [(info.header_offset, info.header_offset + 30 + len(info.filename) + info.file_size)
-                for info in z.infolist() if "/data/" in info.filename]
+        data = [
+            (info.header_offset, info.header_offset + 30 + len(info.filename) + info.file_size)
+            for info in z.infolist()
+            if "/data/" in info.filename
+        ]
     rng = random.Random(seed)
     refused = 0
     for i in range(flips):

@@ -1,6 +1,5 @@
 """Shards, the replay window, the trainer, checkpoints and ONNX export."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -80,8 +79,9 @@ def test_window_split_and_symmetry(bot_shards) -> None:
 
 def test_training_reduces_the_loss(bot_shards, tmp_path) -> None:
     window = ReplayWindow(bot_shards, 100_000)
-    trainer = Trainer(preset("tiny"), TrainConfig(batch_size=64, lr=3e-3, warmup_steps=5, seed=3),
-                      log_dir=tmp_path / "tb")
+    trainer = Trainer(
+        preset("tiny"), TrainConfig(batch_size=64, lr=3e-3, warmup_steps=5, seed=3), log_dir=tmp_path / "tb"
+    )
     val = window.validation_batches(256)
     before = trainer.evaluate(val)
     metrics = trainer.train(window, 60, progress=False, log_every=20, val_batches=val)
@@ -140,10 +140,14 @@ def test_losses_are_the_written_out_terms() -> None:
     g = torch.Generator().manual_seed(1)
     n = 24
     policy = torch.rand(n, 81, generator=g)
-    batch = {"features": torch.from_numpy(random_features(n, seed=3, komi_range=5)),
-             "policy": policy / policy.sum(-1, keepdim=True), "outcome": torch.randint(0, 3, (n,), generator=g),
-             "score": torch.randn(n, generator=g) * 10, "ownership": torch.rand(n, 81, generator=g) * 2 - 1,
-             "full_search": (torch.rand(n, generator=g) > 0.3).float()}
+    batch = {
+        "features": torch.from_numpy(random_features(n, seed=3, komi_range=5)),
+        "policy": policy / policy.sum(-1, keepdim=True),
+        "outcome": torch.randint(0, 3, (n,), generator=g),
+        "score": torch.randn(n, generator=g) * 10,
+        "ownership": torch.rand(n, 81, generator=g) * 2 - 1,
+        "full_search": (torch.rand(n, generator=g) > 0.3).float(),
+    }
     out = net(batch["features"])
     terms = losses(out, batch, config)
 
@@ -162,9 +166,13 @@ def test_losses_are_the_written_out_terms() -> None:
         "score": F.huber_loss(out["score"].float(), batch["score"], delta=w.score_huber_delta),
         "ownership": F.mse_loss(out["ownership"].float(), batch["ownership"]),
     }
-    expected["total"] = (w.policy * expected["policy"] + w.soft_policy * expected["soft_policy"]
-                         + w.value * expected["value"] + w.score * expected["score"]
-                         + w.ownership * expected["ownership"])
+    expected["total"] = (
+        w.policy * expected["policy"]
+        + w.soft_policy * expected["soft_policy"]
+        + w.value * expected["value"]
+        + w.score * expected["score"]
+        + w.ownership * expected["ownership"]
+    )
     assert list(terms) == list(expected)
     for key in expected:
         assert torch.equal(terms[key], expected[key]), key
