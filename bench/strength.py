@@ -4,6 +4,9 @@ calibration games, rated together by Bradley-Terry anchored at `random` = 0.
 Prints one JSON line (per pairing: games, score, win rate by colour; ratings
 with 95% intervals) and writes a Markdown table for a model card.
 
+OPPONENT is a bot (random, greedy, uct:N) or a model file with an optional visit count
+(weights/popucom-small-v1.onnx@visits=50; 200 visits if not given).
+
 Usage: python bench/strength.py MODEL.onnx [--pairing VISITS:OPPONENT:GAMES ...] [--threads 2]
                                 [--games-out FILE] [--markdown FILE]
 """
@@ -18,6 +21,7 @@ from popucom.arena.players import Player
 from popucom.arena.ratings import fit_bradley_terry, game_results
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
+from popucom.player_spec import PlayerSpec, is_bot
 
 DEFAULT_PAIRINGS = [
     "200:uct:10000:200",
@@ -45,10 +49,17 @@ def model_player(name: str, model: Path, visits: int, games: int, threads: int) 
     return Player(name, games, evaluator=load_evaluator(model, threads=threads), visits=visits, seed=visits)
 
 
+def opponent_name(spec: str) -> str:
+    """A bot's spec, or a model's `stem@visits` (PlayerSpec; a model plays 200 visits unless told)."""
+    parsed = PlayerSpec.parse(spec if is_bot(spec) or "@" in spec else f"{spec}@visits=200")
+    return parsed.name
+
+
 def opponent_player(spec: str, games: int, threads: int, seed: int) -> Player:
-    if spec.endswith(".onnx"):
-        return model_player(Path(spec).stem, Path(spec), 200, games, threads)
-    return Player(spec, games, bot=spec, seed=seed)
+    if is_bot(spec):
+        return Player(spec, games, bot=spec, seed=seed)
+    parsed = PlayerSpec.parse(spec if "@" in spec else f"{spec}@visits=200")
+    return model_player(parsed.name, Path(parsed.source), parsed.visits, games, threads)
 
 
 def main() -> None:
@@ -87,8 +98,8 @@ def main() -> None:
     pairings = [parse_pairing(p) for p in (args.pairing or DEFAULT_PAIRINGS)]
     for visits, opponent, games in pairings:
         name = f"{stem}@{visits}"
-        opponent_name = Path(opponent).stem if opponent.endswith(".onnx") else opponent
-        played = have(name, opponent_name)
+        opponent_label = opponent_name(opponent)
+        played = have(name, opponent_label)
         missing = games - played
         if missing <= 0:
             continue
@@ -101,13 +112,13 @@ def main() -> None:
             opponent_player(opponent, missing, args.threads, seed=visits + played),
             make_openings(missing // 2, args.opening_plies, args.seed + played),
             progress=True,
-            desc=f"{name} vs {opponent_name}",
+            desc=f"{name} vs {opponent_label}",
         )
         append_records(games_out, new)
         records += new
-        s = summarize(new, name, opponent_name)
+        s = summarize(new, name, opponent_label)
         print(
-            f"{name} vs {opponent_name}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
+            f"{name} vs {opponent_label}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
             f"in {time.perf_counter() - t:.0f} s",
             flush=True,
         )
@@ -115,8 +126,8 @@ def main() -> None:
     rows = []
     for visits, opponent, _ in pairings:
         name = f"{stem}@{visits}"
-        opponent_name = Path(opponent).stem if opponent.endswith(".onnx") else opponent
-        s = summarize(records, name, opponent_name)
+        opponent_label = opponent_name(opponent)
+        s = summarize(records, name, opponent_label)
         n = max(s["games"], 1)
 
         def rate(side: dict) -> float:
@@ -127,7 +138,7 @@ def main() -> None:
             {
                 "model": name,
                 "visits": visits,
-                "opponent": opponent_name,
+                "opponent": opponent_label,
                 "games": s["games"],
                 "score": round((s["a_wins"] + 0.5 * s["draws"]) / n, 3),
                 "wins": s["a_wins"],
