@@ -16,7 +16,8 @@ float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 constexpr int BLOCK = 32;
 
 // The residual maps of tokens [t0, t0 + count), made (nearly) doubly
-// stochastic in the order of operations of layers.sinkhorn_leading, into
+// stochastic in the order of layers.sinkhorn_leading (which divides where this
+// multiplies by the reciprocal sum: equal to within an ulp per step), into
 // r[(j * n + k) * BLOCK + b].
 void sinkhorn_block(const float* res, std::size_t tokens, std::size_t t0, int count, int n, int iters, float* r) {
   float top[BLOCK], sum[BLOCK];
@@ -35,15 +36,17 @@ void sinkhorn_block(const float* res, std::size_t tokens, std::size_t t0, int co
       for (int b = 0; b < count; ++b) sum[b] = 0.0f;
       for (int j = 0; j < n; ++j)
         for (int b = 0; b < count; ++b) sum[b] += r[(j * n + k) * BLOCK + b];
+      for (int b = 0; b < count; ++b) sum[b] = 1.0f / sum[b];  // one division per sum, not per entry
       for (int j = 0; j < n; ++j)
-        for (int b = 0; b < count; ++b) r[(j * n + k) * BLOCK + b] /= sum[b];
+        for (int b = 0; b < count; ++b) r[(j * n + k) * BLOCK + b] *= sum[b];
     }
     for (int j = 0; j < n; ++j) {  // rows: sum over k
       for (int b = 0; b < count; ++b) sum[b] = 0.0f;
       for (int k = 0; k < n; ++k)
         for (int b = 0; b < count; ++b) sum[b] += r[(j * n + k) * BLOCK + b];
+      for (int b = 0; b < count; ++b) sum[b] = 1.0f / sum[b];
       for (int k = 0; k < n; ++k)
-        for (int b = 0; b < count; ++b) r[(j * n + k) * BLOCK + b] /= sum[b];
+        for (int b = 0; b < count; ++b) r[(j * n + k) * BLOCK + b] *= sum[b];
     }
   }
 }
