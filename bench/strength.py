@@ -13,8 +13,11 @@ Usage: python bench/strength.py MODEL.onnx [--pairing VISITS:OPPONENT:GAMES ...]
 
 import argparse
 import json
+import math
 import time
 from pathlib import Path
+
+import numpy as np
 
 from popucom.arena.match import append_records, make_openings, play_match, read_records, summarize
 from popucom.arena.players import Player
@@ -60,6 +63,38 @@ def opponent_player(spec: str, games: int, threads: int, seed: int) -> Player:
         return Player(spec, games, bot=spec, seed=seed)
     parsed = PlayerSpec.parse(spec if "@" in spec else f"{spec}@visits=200")
     return model_player(parsed.name, Path(parsed.source), parsed.visits, games, threads)
+
+
+def elo(score: float) -> float:
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return 400.0 * math.log10(score / (1.0 - score))
+
+
+def head_to_head(records: list, a: str, b: str, boot: int = 4000, seed: int = 0) -> dict | None:
+    """a's score and Elo difference over b with a 95% interval, bootstrapped over openings
+    (each opening is played twice with colours swapped, so its two games are resampled together)."""
+    by_opening: dict[str, list[float]] = {}
+    for r in records:
+        if {r.black, r.white} == {a, b}:
+            opening = " ".join(r.moves.split()[: r.opening_plies])
+            by_opening.setdefault(opening, []).append(r.score_for(a))
+    if not by_opening:
+        return None
+    groups = [np.asarray(v) for v in by_opening.values()]
+    sums, counts = np.array([g.sum() for g in groups]), np.array([len(g) for g in groups])
+    picks = np.random.default_rng(seed).integers(0, len(groups), size=(boot, len(groups)))
+    scores = sums[picks].sum(1) / counts[picks].sum(1)
+    low, high = np.quantile(scores, [0.025, 0.975])
+    score = float(sums.sum() / counts.sum())
+    return {
+        "a": a,
+        "b": b,
+        "games": int(counts.sum()),
+        "score": round(score, 3),
+        "score_95": [round(float(low), 3), round(float(high), 3)],
+        "elo_difference": round(elo(score)),
+        "elo_difference_95": [round(elo(low)), round(elo(high))],
+    }
 
 
 def main() -> None:
@@ -152,6 +187,11 @@ def main() -> None:
         name: {"elo": round(r.elo), "low": round(r.low), "high": round(r.high), "games": r.games}
         for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)
     }
+    versus_models = [
+        head_to_head(records, f"{stem}@{visits}", opponent_name(opponent))
+        for visits, opponent, _ in pairings
+        if not is_bot(opponent)
+    ]
     if args.markdown:
         lines = ["| model | opponent | games | score | as Black | as White | W-D-L |", "|---|---|---|---|---|---|---|"]
         lines += [
@@ -163,6 +203,15 @@ def main() -> None:
         lines += [
             f"| {name} | {v['elo']:+d} | [{v['low']:+d}, {v['high']:+d}] | {v['games']} |" for name, v in table.items()
         ]
+        if versus_models:
+            lines += ["", "| model | previous | games | score [95%] | Elo difference [95%] |", "|---|---|---|---|---|"]
+            lines += [
+                f"| {h['a']} | {h['b']} | {h['games']} | {h['score']:.3f} [{h['score_95'][0]:.3f}, "
+                f"{h['score_95'][1]:.3f}] | {h['elo_difference']:+d} [{h['elo_difference_95'][0]:+d}, "
+                f"{h['elo_difference_95'][1]:+d}] |"
+                for h in versus_models
+                if h
+            ]
         args.markdown.write_text("\n".join(lines) + "\n")
     print(
         json.dumps(
@@ -171,6 +220,7 @@ def main() -> None:
                 "model": str(args.model),
                 "pairings": rows,
                 "ratings": table,
+                "head_to_head": versus_models,
                 "anchor": "random",
                 "komi": 0,
                 "seconds": round(time.perf_counter() - started),
