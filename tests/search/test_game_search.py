@@ -35,14 +35,14 @@ def test_background_search_streams_snapshots_and_stops() -> None:
     snapshots, done = [], threading.Event()
     started = time.perf_counter()
     gs.start(callback=snapshots.append, on_done=lambda r: done.set())  # no budget: until stopped
-    while not snapshots:
+    while not snapshots and time.perf_counter() - started < 10.0:
         time.sleep(0.001)
     first_update = time.perf_counter() - started
     time.sleep(0.15)
     assert gs.running
     gs.stop()
     assert not gs.running and done.is_set()
-    assert first_update < 0.5
+    assert first_update < 3.0  # early, not at the end (there is none); loose for a busy machine
     visits = [s.visits for s in snapshots]
     assert visits == sorted(visits) and visits[-1] > visits[0]
     # A stopped search can be resumed on the same tree.
@@ -53,7 +53,7 @@ def test_time_budget_and_finished_game() -> None:
     gs = GameSearch(TinyEvaluator())
     started = time.perf_counter()
     result = gs.search(seconds=0.1)
-    assert 0.1 <= time.perf_counter() - started < 1.0 and result.visits > 0
+    assert 0.1 <= time.perf_counter() - started < 5.0 and result.visits > 0  # the budget ends it
     game = _core.Game.from_record("e5")
     while not game.is_over:
         game.play(game.legal_moves()[0])
