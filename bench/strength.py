@@ -21,7 +21,7 @@ import numpy as np
 
 from popucom.arena.match import append_records, make_openings, play_match, read_records, summarize
 from popucom.arena.players import Player
-from popucom.arena.ratings import fit_bradley_terry, game_results
+from popucom.arena.ratings import ELO, fit_bradley_terry, game_results
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
 from popucom.player_spec import PlayerSpec, is_bot
@@ -52,27 +52,30 @@ def model_player(name: str, model: Path, visits: int, games: int, threads: int) 
     return Player(name, games, evaluator=load_evaluator(model, threads=threads), visits=visits, seed=visits)
 
 
-def opponent_name(spec: str) -> str:
-    """A bot's spec, or a model's `stem@visits` (PlayerSpec; a model plays 200 visits unless told)."""
-    parsed = PlayerSpec.parse(spec if is_bot(spec) or "@" in spec else f"{spec}@visits=200")
-    return parsed.name
+MODEL_OPPONENT_VISITS = 200  # a model opponent's visits when its spec names none
 
 
-def opponent_player(spec: str, games: int, threads: int, seed: int) -> Player:
-    if is_bot(spec):
-        return Player(spec, games, bot=spec, seed=seed)
-    parsed = PlayerSpec.parse(spec if "@" in spec else f"{spec}@visits=200")
-    return model_player(parsed.name, Path(parsed.source), parsed.visits, games, threads)
+def opponent_spec(text: str) -> PlayerSpec:
+    """A bot, or a model file with its visits (MODEL_OPPONENT_VISITS unless `@visits=N`)."""
+    return PlayerSpec.parse(text if is_bot(text) or "@" in text else f"{text}@visits={MODEL_OPPONENT_VISITS}")
+
+
+def opponent_player(spec: PlayerSpec, games: int, threads: int, seed: int) -> Player:
+    if not spec.is_network:
+        return Player(spec.name, games, bot=spec.source, seed=seed)
+    return model_player(spec.name, Path(spec.source), spec.visits, games, threads)
 
 
 def elo(score: float) -> float:
+    """The Elo difference of an expected score (ratings.ELO per natural-log odds unit)."""
     score = min(max(score, 1e-6), 1 - 1e-6)
-    return 400.0 * math.log10(score / (1.0 - score))
+    return ELO * math.log(score / (1.0 - score))
 
 
 def head_to_head(records: list, a: str, b: str, boot: int = 4000, seed: int = 0) -> dict | None:
     """a's score and Elo difference over b with a 95% interval, bootstrapped over openings
-    (each opening is played twice with colours swapped, so its two games are resampled together)."""
+    (each opening is played twice with colours swapped, so its two games are resampled together;
+    ratings.gap's Bradley-Terry interval treats them as independent)."""
     by_opening: dict[str, list[float]] = {}
     for r in records:
         if {r.black, r.white} == {a, b}:
@@ -130,10 +133,13 @@ def main() -> None:
             )
             append_records(games_out, new)
             records += new
-    pairings = [parse_pairing(p) for p in (args.pairing or DEFAULT_PAIRINGS)]
+    pairings = [
+        (visits, opponent_spec(text), games)
+        for visits, text, games in map(parse_pairing, args.pairing or DEFAULT_PAIRINGS)
+    ]
     for visits, opponent, games in pairings:
         name = f"{stem}@{visits}"
-        opponent_label = opponent_name(opponent)
+        opponent_label = opponent.name
         played = have(name, opponent_label)
         missing = games - played
         if missing <= 0:
@@ -161,7 +167,7 @@ def main() -> None:
     rows = []
     for visits, opponent, _ in pairings:
         name = f"{stem}@{visits}"
-        opponent_label = opponent_name(opponent)
+        opponent_label = opponent.name
         s = summarize(records, name, opponent_label)
         n = max(s["games"], 1)
 
@@ -188,9 +194,9 @@ def main() -> None:
         for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)
     }
     versus_models = [
-        head_to_head(records, f"{stem}@{visits}", opponent_name(opponent))
+        head_to_head(records, f"{stem}@{visits}", opponent.name)
         for visits, opponent, _ in pairings
-        if not is_bot(opponent)
+        if opponent.is_network
     ]
     if args.markdown:
         lines = ["| model | opponent | games | score | as Black | as White | W-D-L |", "|---|---|---|---|---|---|---|"]

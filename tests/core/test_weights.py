@@ -13,6 +13,10 @@ from popucom.pipeline.config import PipelineConfig, pipeline_preset
 from popucom.weights import newest_model, read_sidecar, seed_run, ship, shipped_models
 
 
+def popucom_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "popucom.cli", *args], capture_output=True, text=True, timeout=120)
+
+
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     run = tmp_path_factory.mktemp("run")
@@ -68,65 +72,35 @@ def test_bad_inputs(tmp_path, monkeypatch) -> None:
 
 def test_cli_resume_from_a_missing_sidecar_is_a_clear_error(tmp_path) -> None:
     (tmp_path / "m.pt").write_bytes(b"")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "popucom.cli",
-            "pipeline",
-            "--run-dir",
-            str(tmp_path / "r"),
-            "--resume-from",
-            str(tmp_path / "m.pt"),
-            "--iterations",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = popucom_cli(
+        "pipeline", "--run-dir", str(tmp_path / "r"), "--resume-from", str(tmp_path / "m.pt"), "--iterations", "1"
     )
     assert out.returncode != 0 and "not a shipped checkpoint" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_cli_ship(finished_run, tmp_path) -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "popucom.cli",
-            "ship",
-            "--run-dir",
-            str(finished_run),
-            "--iteration",
-            "1",
-            "--name",
-            "popucom-tiny-v3",
-            "--weights-dir",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = popucom_cli(
+        "ship",
+        "--run-dir",
+        str(finished_run),
+        "--iteration",
+        "1",
+        "--name",
+        "popucom-tiny-v3",
+        "--weights-dir",
+        str(tmp_path),
     )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "popucom-tiny-v3.onnx").exists() and read_sidecar(tmp_path / "popucom-tiny-v3.pt")
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "popucom.cli",
-            "ship",
-            "--run-dir",
-            str(finished_run),
-            "--iteration",
-            "9",
-            "--name",
-            "popucom-tiny-v4",
-            "--weights-dir",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    bad = popucom_cli(
+        "ship",
+        "--run-dir",
+        str(finished_run),
+        "--iteration",
+        "9",
+        "--name",
+        "popucom-tiny-v4",
+        "--weights-dir",
+        str(tmp_path),
     )
     assert bad.returncode != 0 and "missing" in bad.stderr and "Traceback" not in bad.stderr
