@@ -42,6 +42,7 @@ from .run_dir import RunDir, read_stage_record, resolve_config
 from .stages import (
     Iteration,
     SelfPlayStage,
+    export_iteration,
     run_selfplay_stage,
     stage_engine,
     stage_export,
@@ -112,15 +113,8 @@ def start_run(run: RunDir, config: PipelineConfig, progress: bool) -> None:
         )
     if not run.checkpoint(0).exists():
         Trainer(config.model, config.train, log_dir=None).save(run.checkpoint(0))
-    if not run.model(0).exists():
-        from ..nn.export import export_onnx
-        from ..train.trainer import load_network
-
-        export_onnx(
-            load_network(run.checkpoint(0), expect=config.model)[0],
-            run.model(0),
-            extra_metadata={"iteration": "0", "step": "0"},
-        )
+    if not run.model(0).exists():  # a random initial network, or a shipped checkpoint resumed
+        export_iteration(config, run, 0)
 
 
 def run_pipeline(

@@ -143,16 +143,21 @@ def stage_train(it: Iteration) -> dict:
     return metrics
 
 
+def export_iteration(config: PipelineConfig, run: RunDir, k: int) -> None:
+    """Exports checkpoint k as model k, its iteration and optimiser step in the metadata."""
+    from ..nn.export import export_onnx
+    from ..train.trainer import load_network
+
+    net, ckpt = load_network(run.checkpoint(k), expect=config.model)
+    export_onnx(net, run.model(k), extra_metadata={"iteration": str(k), "step": str(ckpt.step)})
+
+
 def stage_export(it: Iteration) -> dict:
     config, run, k = it.config, it.run, it.k
     if run.model(k + 1).exists():
         check_run_model(config, run.model(k + 1))
         return {}
-    from ..nn.export import export_onnx
-    from ..train.trainer import load_network
-
-    net, ckpt = load_network(run.checkpoint(k + 1), expect=config.model)
-    export_onnx(net, run.model(k + 1), extra_metadata={"iteration": str(k + 1), "step": str(ckpt.step)})
+    export_iteration(config, run, k + 1)
     logger.info(f"[iter {k}] exported {run.model(k + 1).relative_to(run.root)}")
     return {}
 

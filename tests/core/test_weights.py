@@ -51,6 +51,10 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
 
     shipped_step = load_checkpoint(weights / "popucom-tiny-v2.pt").step
     assert load_checkpoint(new_run / "checkpoints" / "iter_0001.pt").step > shipped_step
+    from popucom.nn.export import read_metadata
+
+    # model 0 of the new run is the shipped network, labelled with its own step
+    assert read_metadata(new_run / "models" / "model_0000.onnx")["step"] == str(shipped_step)
     # the same command again resumes; another checkpoint into the same directory is refused
     seed_run(new_run, weights / "popucom-tiny-v2.pt")
     with pytest.raises(ValueError, match="already holds a run"):
