@@ -26,7 +26,7 @@ import torch
 from popucom.benchmarks import machine_info
 from popucom.data.positions import random_features
 from popucom.infer.onnx_backend import OnnxEvaluator
-from popucom.infer.threads import set_torch_threads
+from popucom.infer.threads import onnx_session_options, set_torch_threads
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn import PopucomNet, preset
 from popucom.nn.export import export_onnx
@@ -64,8 +64,6 @@ def int8_session(onnx_path: Path, threads: int):
     """A run function over the dynamically int8-quantised copy of the model."""
     import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    from popucom.infer.threads import onnx_session_options
 
     quantized = onnx_path.with_name("model.int8.onnx")
     quantize_dynamic(str(onnx_path), str(quantized), weight_type=QuantType.QInt8)

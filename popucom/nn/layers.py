@@ -286,9 +286,9 @@ class HyperConnection(nn.Module):
         inv_rms = torch.rsqrt(torch.linalg.vector_norm(x32, dim=-1).square() / (n * d) + self.norm.eps)  # (B,)
         # Rows are maps, columns tokens: the maps' elementwise work runs over contiguous rows.
         h = torch.addcmul(bias[:, None], torch.mm(weight, x32.t()), inv_rms)  # (2n + n^2, B)
-        s = streams.view(n_batch * t, n, d)
         if fused_kernels_apply(streams, n):
-            return self.fused_forward(h.contiguous(), streams, branch)
+            return self.fused_forward(h, streams, branch)  # h from addcmul is contiguous
+        s = streams.view(n_batch * t, n, d)
         h_pre = torch.sigmoid(h[:n]).to(streams.dtype)  # (n, B)
         h_post = 2 * torch.sigmoid(h[n : 2 * n]).to(streams.dtype)
         h_res = sinkhorn_leading(h[2 * n :].view(n, n, -1), self.iters).to(streams.dtype)  # (n, n, B)
