@@ -1,6 +1,9 @@
 """Network evaluations per second per backend/precision at batch 1, 16 and 256: ONE JSON line.
 
-    OMP_NUM_THREADS=1 python bench/inference.py [--preset small] [--threads 1] [--repeats 5]
+    OMP_NUM_THREADS=1 python bench/inference.py [--preset small | --model CKPT.pt] [--threads 1] [--repeats 5]
+
+--model times a trained checkpoint (e.g. weights/popucom-small-v2.pt) instead of an untrained
+network of the preset.
 
 Candidates, interleaved round by round so that load from other processes hits all alike
 (the medians of `repeats` rounds are reported):
@@ -29,6 +32,7 @@ from popucom.infer.onnx_backend import OnnxEvaluator
 from popucom.infer.threads import onnx_session_options, set_torch_threads
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn import PopucomNet, preset
+from popucom.nn.checkpoint import load_network
 from popucom.nn.export import export_onnx
 from popucom.nn.reference import eager_reference
 
@@ -78,11 +82,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256])
+    parser.add_argument("--model", type=Path, help="a trained checkpoint (.pt) to time instead of --preset")
     args = parser.parse_args()
 
     threads = set_torch_threads(args.threads)
     torch.manual_seed(0)
-    net = PopucomNet(preset(args.preset)).eval()
+    net = load_network(args.model) if args.model else PopucomNet(preset(args.preset)).eval()
     onnx_path = export_onnx(net, Path(tempfile.mkdtemp(prefix="popucom-bench-")) / "model.onnx")
     evaluator = TorchEvaluator(net, threads=threads)
 
@@ -123,7 +128,7 @@ def main() -> None:
     }
 
     # mHC at its cost: the same net with and without it.
-    mhc_nets = {m: PopucomNet(preset(args.preset, mhc=m, attn_res=False)).eval() for m in (False, True)}
+    mhc_nets = {m: PopucomNet(preset(net.config.preset, mhc=m, attn_res=False)).eval() for m in (False, True)}
 
     def timed(m, plain):
         net = mhc_nets[m]
@@ -147,7 +152,8 @@ def main() -> None:
         json.dumps(
             {
                 "benchmark": "inference",
-                "preset": args.preset,
+                "preset": net.config.preset,
+                "model": str(args.model) if args.model else None,
                 "parameters": net.num_parameters(),
                 "threads": threads,
                 "repeats": args.repeats,
