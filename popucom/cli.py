@@ -22,8 +22,12 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import _core
+
+if TYPE_CHECKING:
+    from .pipeline.config import PipelineConfig
 
 DEBUG = False  # set by --debug: show tracebacks
 
@@ -128,37 +132,51 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_pipeline(args: argparse.Namespace) -> int:
-    from .pipeline import run_pipeline
-    from .pipeline.config import pipeline_preset
+def _pipeline_base_config(args: argparse.Namespace) -> PipelineConfig:
+    """What the run starts from: a shipped checkpoint's config (--resume-from), the run
+    directory's own config when it exists and no --preset is given, or the preset."""
+    from .pipeline.config import PipelineConfig, pipeline_preset
 
-    overrides = {}
+    if args.resume_from:
+        from .weights import seed_run
+
+        return PipelineConfig.from_dict(seed_run(args.run_dir, args.resume_from))
+    saved = Path(args.run_dir) / "config.json"
+    if args.preset is None and saved.exists():
+        return PipelineConfig.load(saved)
+    return pipeline_preset(args.preset or "cpu")
+
+
+def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
+    """The base config with the command line's overrides applied."""
+    from dataclasses import replace
+
+    base = _pipeline_base_config(args)
+    overrides: dict[str, object] = {}
     if args.backend:
         overrides["backend"] = args.backend
     if args.device:
         overrides["device"] = args.device
     if args.threads:
         overrides["inference_threads"] = args.threads
-    base = pipeline_preset(args.preset)
     if args.gating:
-        from dataclasses import replace
-
         overrides["evaluation"] = replace(base.evaluation, gating=True)
     if args.root_search:
-        from dataclasses import replace
-
         overrides["selfplay"] = replace(base.selfplay, root_search=args.root_search)
     if args.no_warm_start:
         overrides["warm_start"] = None
+    if args.ladder_every is not None:
+        if base.ladder is None:
+            raise ValueError(f"preset '{base.preset}' has no strength ladder to schedule")
+        overrides["ladder"] = replace(base.ladder, every_minutes=args.ladder_every)
+    return replace(base, **overrides)
+
+
+def cmd_pipeline(args: argparse.Namespace) -> int:
+    from .pipeline import run_pipeline
+
     try:
-        config = pipeline_preset(args.preset, **overrides)
-        if args.resume_from:
-            from dataclasses import replace
-
-            from .pipeline.config import PipelineConfig
-            from .weights import seed_run
-
-            config = replace(PipelineConfig.from_dict(seed_run(args.run_dir, args.resume_from)), **overrides)
+        config = pipeline_config_from_args(args)
         if args.ray_address:
             from .pipeline.cluster import run_cluster_pipeline
 
@@ -317,10 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-dir", default="runs/default", help="where everything of the run lives (default runs/default)")
     p.add_argument(
         "--preset",
-        default="cpu",
         choices=PIPELINE_PRESETS,
         metavar="PRESET",
-        help="hardware preset: %(choices)s (default cpu)",
+        help="hardware preset: %(choices)s (default: an existing run's own config, else cpu)",
     )
     p.add_argument("--backend", choices=["torch", "onnx", "trt"], help="inference backend (preset default)")
     p.add_argument("--device", choices=["cpu", "cuda"], help="inference device (preset default)")
@@ -343,6 +360,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CKPT",
         help="start this (new) run directory from a shipped training checkpoint, e.g. "
         "weights/popucom-small-v1.pt, with its config and komi statistics",
+    )
+    p.add_argument(
+        "--ladder-every",
+        type=float,
+        metavar="MINUTES",
+        help="minutes of run time between strength-ladder points (preset default; may change on resume)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=cmd_pipeline)

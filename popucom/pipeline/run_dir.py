@@ -80,22 +80,38 @@ class RunDir:
         return k
 
 
+# What may differ between a run's saved config and the one it is resumed with: where and how
+# fast the network runs, and how often the ladder measures it; nothing that shapes training.
+_CHANGEABLE_ON_RESUME = ("backend", "device", "inference_threads")
+
+
+def _training_relevant(config: PipelineConfig) -> dict:
+    fields = {k: v for k, v in config.to_dict().items() if k not in _CHANGEABLE_ON_RESUME}
+    if fields.get("ladder"):
+        fields["ladder"] = {k: v for k, v in fields["ladder"].items() if k != "every_minutes"}
+    return fields
+
+
 def resolve_config(run: RunDir, requested: PipelineConfig) -> PipelineConfig:
-    """The run's saved config (backend, device and threads may change on resume), or the requested one."""
+    """The run's saved config (backend, device, threads and the ladder's schedule may change
+    on resume, and are saved), or the requested one for a new run."""
     if not run.config.exists():
         requested.save(run.config)
         return requested
     saved = PipelineConfig.load(run.config)
-    changeable = ("backend", "device", "inference_threads")
-    a = {k: v for k, v in saved.to_dict().items() if k not in changeable}
-    b = {k: v for k, v in requested.to_dict().items() if k not in changeable}
+    a, b = _training_relevant(saved), _training_relevant(requested)
     if a != b:
         differing = sorted(k for k in a if a[k] != b.get(k))
         raise ValueError(
             f"{run.root} was started with another configuration (differs in: {', '.join(differing)}); "
-            f"use a new --run-dir, or the run's own preset '{saved.preset}'"
+            f"use a new --run-dir, or leave out --preset to continue with the run's own config"
         )
-    return replace(saved, **{k: getattr(requested, k) for k in changeable})
+    resolved = replace(saved, **{k: getattr(requested, k) for k in _CHANGEABLE_ON_RESUME})
+    if saved.ladder is not None and requested.ladder is not None:
+        resolved = replace(resolved, ladder=replace(saved.ladder, every_minutes=requested.ladder.every_minutes))
+    if resolved != saved:
+        resolved.save(run.config)
+    return resolved
 
 
 def check_run_model(config: PipelineConfig, path: Path) -> None:

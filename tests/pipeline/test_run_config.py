@@ -1,0 +1,52 @@
+"""Which config a run continues with: its own, the command line's changeable settings, or a refusal."""
+
+from dataclasses import replace
+
+import pytest
+
+from popucom.cli import build_parser, pipeline_config_from_args
+from popucom.pipeline.config import PipelineConfig, pipeline_preset
+from popucom.pipeline.run_dir import RunDir, resolve_config
+
+
+def config_for(argv: list[str]) -> PipelineConfig:
+    return pipeline_config_from_args(build_parser().parse_args(["pipeline", *argv]))
+
+
+def test_a_new_run_saves_the_requested_config(tmp_path) -> None:
+    run = RunDir(tmp_path)
+    assert resolve_config(run, pipeline_preset("tiny")) == pipeline_preset("tiny")
+    assert PipelineConfig.load(run.config) == pipeline_preset("tiny")
+
+
+def test_resume_may_change_threads_and_ladder_schedule_but_not_training(tmp_path) -> None:
+    run = RunDir(tmp_path)
+    tiny = pipeline_preset("tiny")
+    resolve_config(run, tiny)
+    faster = replace(tiny, inference_threads=1, ladder=replace(tiny.ladder, every_minutes=90.0))
+    resolved = resolve_config(run, faster)
+    assert resolved.ladder.every_minutes == 90.0 and resolved.inference_threads == 1
+    assert PipelineConfig.load(run.config).ladder.every_minutes == 90.0  # the next resume keeps it
+    with pytest.raises(ValueError, match=r"differs in: ladder"):
+        resolve_config(run, replace(tiny, ladder=replace(tiny.ladder, opponents=("uct:200",))))
+    with pytest.raises(ValueError, match=r"differs in: games_per_iteration"):
+        resolve_config(run, replace(tiny, games_per_iteration=99))
+
+
+def test_cli_continues_a_run_with_its_own_config(tmp_path) -> None:
+    run = RunDir(tmp_path)
+    started = replace(pipeline_preset("tiny"), seed=7, warm_start=None)  # as --resume-from leaves it
+    started.save(run.config)
+    assert config_for(["--run-dir", str(tmp_path)]) == started
+    again = config_for(["--run-dir", str(tmp_path), "--ladder-every", "45", "--threads", "1"])
+    assert again.ladder.every_minutes == 45.0 and again.inference_threads == 1
+    assert resolve_config(run, again).seed == 7
+    # An explicit preset is the preset, and a run started otherwise refuses it.
+    explicit = config_for(["--run-dir", str(tmp_path), "--preset", "tiny"])
+    assert explicit == pipeline_preset("tiny")
+    with pytest.raises(ValueError, match="leave out --preset"):
+        resolve_config(run, explicit)
+
+
+def test_cli_new_run_defaults_to_the_cpu_preset(tmp_path) -> None:
+    assert config_for(["--run-dir", str(tmp_path / "new")]) == pipeline_preset("cpu")
