@@ -263,11 +263,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .fileio import check_writable
     from .infer.parity import max_abs_difference
     from .nn.export import export_onnx
-    from .train.trainer import load_network
+    from .train.trainer import load_network_with_checkpoint
 
     try:
         check_writable(args.out, "the ONNX model")
-        net, ckpt = load_network(args.checkpoint)
+        net, ckpt = load_network_with_checkpoint(args.checkpoint)
         path = export_onnx(net, args.out, extra_metadata={"step": str(ckpt.step)})
         diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
     except (ValueError, RuntimeError, FileNotFoundError) as e:

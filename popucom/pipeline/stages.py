@@ -146,9 +146,9 @@ def stage_train(it: Iteration) -> dict:
 def export_iteration(config: PipelineConfig, run: RunDir, k: int) -> None:
     """Exports checkpoint k as model k, its iteration and optimiser step in the metadata."""
     from ..nn.export import export_onnx
-    from ..train.trainer import load_network
+    from ..train.trainer import load_network_with_checkpoint
 
-    net, ckpt = load_network(run.checkpoint(k), expect=config.model)
+    net, ckpt = load_network_with_checkpoint(run.checkpoint(k), expect=config.model)
     export_onnx(net, run.model(k), extra_metadata={"iteration": str(k), "step": str(ckpt.step)})
 
 

@@ -87,8 +87,9 @@ def load_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> Chec
     return Checkpoint(model_config, train_config, state["step"], state)
 
 
-def load_network(path: str | Path, expect: ModelConfig | None = None) -> tuple[PopucomNet, Checkpoint]:
-    """The network of a checkpoint (eval mode) and the checkpoint itself."""
+def load_network_with_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> tuple[PopucomNet, Checkpoint]:
+    """The network of a checkpoint (eval mode) and the checkpoint itself (its step and train
+    config); nn.checkpoint.load_network is the inference-side twin that returns the network only."""
     ckpt = load_checkpoint(path, expect=expect)
     return network_from_state(path, ckpt.state, ckpt.model_config), ckpt
 

@@ -253,13 +253,13 @@ def test_shipped_model_loads_with_the_named_outputs() -> None:
 
     from popucom.infer.onnx_backend import OnnxEvaluator
     from popucom.infer.torch_backend import TorchEvaluator
+    from popucom.nn.checkpoint import load_network
     from popucom.nn.outputs import OUTPUT_NAMES
-    from popucom.train import load_network
 
     weights = Path(__file__).resolve().parents[2] / "weights"
     onnx = OnnxEvaluator(weights / "popucom-small-v1.onnx")
     assert [o.name for o in onnx.session.get_outputs()] == list(OUTPUT_NAMES)
-    torch_eval = TorchEvaluator(load_network(weights / "popucom-small-v1.pt")[0], threads=1)
+    torch_eval = TorchEvaluator(load_network(weights / "popucom-small-v1.pt"), threads=1)
     x = random_features(16, seed=7, komi_range=5)
     got, expected = onnx.run_all(x), torch_eval.run_all(x)
     assert tuple(got) == tuple(expected) == OUTPUT_NAMES

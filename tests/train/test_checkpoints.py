@@ -12,7 +12,7 @@ import torch
 
 from popucom.nn import preset
 from popucom.nn.checkpoint_file import CHECKPOINT_VERSION, read_checkpoint, write_checkpoint
-from popucom.train import TrainConfig, Trainer, load_checkpoint, load_network
+from popucom.train import TrainConfig, Trainer, load_checkpoint, load_network_with_checkpoint
 
 
 class RunsCode:
@@ -73,7 +73,7 @@ def test_malicious_pickle_is_refused_without_running(tmp_path, container: str) -
     with pytest.raises(ValueError, match="refused without loading it|corrupt"):
         load_checkpoint(path)
     with pytest.raises(ValueError):
-        load_network(path)
+        load_network_with_checkpoint(path)
     assert not marker.exists()
 
 
