@@ -125,7 +125,9 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
         min_samples_to_train=500,
         evaluation=EvalConfig(openings=4, visits=24),
         backend="torch",
-        ladder=LadderConfig(visits=100, games=64, every_minutes=30.0, threads=2),
+        # A ladder point (64 games against each of four bots at 100 visits) costs 10-20 minutes
+        # here: hourly keeps it near a fifth of the run (the v2 run's choice).
+        ladder=LadderConfig(visits=100, games=64, every_minutes=60.0, threads=2),
         # ~9 minutes of uct:1000 games and supervised training give a model that beat
         # uct:2000 17-1-2 at 200 visits; runs from scratch needed over an hour to reach 0.5
         # (docs/learning.md).
