@@ -89,6 +89,8 @@ class PopucomNet(nn.Module):
             return streams.mean(2)
         # Both: the streams carry the state; each sub-layer reads a depth-attention
         # mix of the earlier sub-layer outputs and its own stream readout.
+        if not (torch.is_grad_enabled() or tracing()):
+            return self._mhc_attn_res_inference(h0, streams)
         sources, scores = [h0], [self.depth.score(h0)]
         for i, (f, hc) in enumerate(zip(self.sublayers, self.hyper)):
             outputs = []
@@ -101,6 +103,24 @@ class PopucomNet(nn.Module):
             streams = hc(streams, branch)
             sources.append(outputs[0])
             scores.append(self.depth.score(outputs[0]))
+        return streams.mean(2)
+
+    def _mhc_attn_res_inference(self, h0: torch.Tensor, streams: torch.Tensor) -> torch.Tensor:
+        """_mhc with both, over preallocated stacks as in _attn_res: sub-layer i's stream
+        readout sits in slot i + 1 for its mix, then its output takes the slot."""
+        count = len(self.sublayers) + 1
+        sources = h0.new_empty((count,) + h0.shape)
+        scores = h0.new_empty((count,) + h0.shape[:2] + (count,), dtype=torch.float32)
+        sources[0], scores[0] = h0, self.depth.score(h0)
+        for i, (f, hc) in enumerate(zip(self.sublayers, self.hyper)):
+
+            def branch(read: torch.Tensor, f: nn.Module = f, slot: int = i + 1) -> torch.Tensor:
+                sources[slot], scores[slot] = read, self.depth.score(read)
+                v = f(self.depth.mix_stacked(slot - 1, sources[: slot + 1], scores[: slot + 1]))
+                sources[slot], scores[slot] = v, self.depth.score(v)
+                return v
+
+            streams = hc(streams, branch)
         return streams.mean(2)
 
     def trunk(self, features: torch.Tensor) -> torch.Tensor:
