@@ -8,7 +8,9 @@ network of the preset.
 Candidates, interleaved round by round so that load from other processes hits all alike
 (the medians of `repeats` rounds are reported):
   reference      the plain forward of popucom/nn/reference.py (the implementation before issue 10)
-  torch_fp32     TorchEvaluator (folded weights, SDPA, cached PoPE tables, chunks of 32)
+  torch_fp32     TorchEvaluator (folded weights, the C++ attention kernel, cached PoPE tables,
+                 chunks of 32; from 64 positions on `threads` worker threads of one torch thread)
+  torch_no_kernel  the same with torch's attention (SDPA) in place of the C++ kernel
   torch_bf16     the same under CPU bf16 autocast (only where the CPU has bf16 arithmetic)
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
@@ -31,7 +33,7 @@ from popucom.data.positions import random_features
 from popucom.infer.onnx_backend import OnnxEvaluator
 from popucom.infer.threads import onnx_session_options, set_torch_threads
 from popucom.infer.torch_backend import TorchEvaluator
-from popucom.nn import PopucomNet, preset
+from popucom.nn import PopucomNet, layers, preset
 from popucom.nn.checkpoint import load_network
 from popucom.nn.export import export_onnx
 from popucom.nn.reference import eager_reference
@@ -95,9 +97,17 @@ def main() -> None:
         with torch.inference_mode():
             return eager_reference(net, torch.from_numpy(x))
 
+    def without_kernel(x):
+        layers.use_attention_kernel = False
+        try:
+            return evaluator.run_all(x)
+        finally:
+            layers.use_attention_kernel = True
+
     candidates = {
         "reference": reference,
         "torch_fp32": evaluator.run_all,
+        "torch_no_kernel": without_kernel,
         "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all,
         "onnx_int8": int8_session(onnx_path, threads),
     }

@@ -4,9 +4,18 @@ On the CPU the batch is evaluated in chunks of `chunk` positions: the network's 
 for a chunk stay in the cores' caches, which makes a 256-position batch run as fast per
 position as a 32-position one (about 1.8x faster than in one piece on the 2-core Xeon of
 issue 10). `threads` is the process-wide torch thread budget (popucom.infer.threads).
+
+Self-play batches (PARALLEL_MIN_BATCH positions and more) go to `threads` Python threads,
+each running whole chunks with one torch thread (torch releases the GIL inside operators):
+the network's small operators, and the C++ attention kernel beside torch's spinning OpenMP
+workers, scale badly across threads inside one operator (1.42x more evaluations/s at batch
+150 on the 2-core Xeon; smaller batches stay on torch's own threads, which win there).
 """
 
 from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import torch
@@ -17,6 +26,7 @@ from .contract import EvalOutput
 from .threads import set_torch_threads
 
 CPU_CHUNK = 32
+PARALLEL_MIN_BATCH = 2 * CPU_CHUNK
 
 
 class TorchEvaluator:
@@ -41,18 +51,38 @@ class TorchEvaluator:
         self.forward = torch.compile(self.model, dynamic=True) if compile else self.model
         self.feature_version = net.config.feature_version
         self.calls = 0
+        parallel = self.device.type == "cpu" and self.threads > 1 and not compile and self.chunk > 0
+        self.workers = ThreadPoolExecutor(self.threads, thread_name_prefix="popucom-torch") if parallel else None
 
     @torch.inference_mode()
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the deployed model (popucom.nn.outputs.OUTPUTS) as numpy arrays, keyed by name."""
         self.calls += 1
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
-        if self.chunk and len(x) > self.chunk:
+        if self.workers is not None and len(x) >= PARALLEL_MIN_BATCH:
+            outputs = self.forward_in_parallel(x)
+        elif self.chunk and len(x) > self.chunk:
             parts = [self.forward(c) for c in x.split(self.chunk)]
             outputs = [torch.cat(o) for o in zip(*parts)]
         else:
             outputs = self.forward(x)
         return {name: o.float().cpu().numpy() for name, o in zip(OUTPUT_NAMES, outputs, strict=True)}
+
+    def forward_in_parallel(self, x: torch.Tensor) -> list[torch.Tensor]:
+        """Equal pieces of at most `chunk` positions, a whole number per worker thread, each
+        worker with one torch thread; the process's torch threads are restored after."""
+        pieces = x.tensor_split(self.threads * math.ceil(len(x) / (self.threads * self.chunk)))
+        previous = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            parts = list(self.workers.map(self.forward_piece, pieces))
+        finally:
+            torch.set_num_threads(previous)
+        return [torch.cat(o) for o in zip(*parts)]
+
+    def forward_piece(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        with torch.inference_mode():  # grad mode is per thread
+            return self.forward(x)
 
     def __call__(self, features: np.ndarray) -> EvalOutput:
         return EvalOutput.from_outputs(self.run_all(features))
@@ -60,4 +90,7 @@ class TorchEvaluator:
     def describe(self) -> str:
         mode = "compiled" if self.forward is not self.model else "eager"
         chunk = f", chunks of {self.chunk}" if self.chunk else ""
-        return f"torch {self.device} ({mode}, {self.dtype}{chunk}, {self.threads} threads)"
+        threads = f"{self.threads} threads" + (
+            f" ({self.threads} workers x 1 from {PARALLEL_MIN_BATCH} positions)" if self.workers else ""
+        )
+        return f"torch {self.device} ({mode}, {self.dtype}{chunk}, {threads})"

@@ -21,6 +21,7 @@ from torch import nn
 from .. import _core
 
 BOARD = _core.BOARD_SIZE
+NUM_SQUARES = _core.NUM_SQUARES
 
 
 def tracing() -> bool:
@@ -135,6 +136,8 @@ class PoPEAttention(nn.Module):
     def run(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
         n, t, d = x.shape
         h, hd = self.heads, self.head_dim
+        if fused_attention_applies(x, hd):
+            return F.linear(self.fused_core(x, weights), weights[1])
         q2, k2, v = self.project(x, weights)
         if self.training and torch.is_grad_enabled() and not tracing():
             with torch.no_grad():  # a training-time monitor, on a slice of the batch
@@ -150,8 +153,34 @@ class PoPEAttention(nn.Module):
             y = F.scaled_dot_product_attention(q2, k2, v2, scale=1.0)[..., :hd]
         return F.linear(y.transpose(1, 2).reshape(n, t, d), weights[1])
 
+    def fused_core(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
+        """Softplus, PoPE, logits, softmax and values in one C++ pass per (position, head)
+        (csrc/nn/pope_attention.h): (N, 81, d) before the output projection."""
+        qkv = F.linear(x, weights[0])
+        y = torch.empty(x.shape)
+        tables = weights[2].float().contiguous().numpy()
+        _core.pope_attention(qkv.numpy(), tables, y.numpy(), threads=torch.get_num_threads())
+        return y
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.run(x, self.weights())
+
+
+# Off: inference runs the torch formula (bench/inference.py times both).
+use_attention_kernel = True
+
+
+def fused_attention_applies(x: torch.Tensor, head_dim: int) -> bool:
+    """The C++ attention kernel serves inference of fp32 CPU activations over the board."""
+    return (
+        use_attention_kernel
+        and not torch.is_grad_enabled()
+        and not tracing()
+        and x.device.type == "cpu"
+        and x.dtype == torch.float32
+        and x.shape[1] == NUM_SQUARES
+        and head_dim in _core.POPE_HEAD_DIMS
+    )
 
 
 class MLP(nn.Module):

@@ -1,0 +1,164 @@
+#include "pope_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+// One copy of the kernel per x86-64 level, picked when the module loads: the
+// default build targets x86-64-v2 (4-wide SSE, no FMA), which would leave AVX2
+// and AVX-512 machines at a fraction of their width. `flatten` inlines the
+// helpers into each copy (a called helper would be compiled for the default
+// level). With -ffast-math (this file only, see CMakeLists.txt) glibc's
+// libmvec supplies vector exp and log1p.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define POPUCOM_PER_ISA __attribute__((flatten, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define POPUCOM_PER_ISA
+#endif
+
+namespace popucom {
+namespace nn {
+
+namespace {
+
+constexpr int T = NUM_SQUARES;
+constexpr int LANES = 16;
+constexpr int TP = (T + LANES - 1) / LANES * LANES;  // tokens padded to whole lane groups
+
+// GCC/Clang vector types keep the accumulators in registers: 16 floats are one
+// AVX-512 register, two AVX2 or four SSE ones.
+typedef float Lanes __attribute__((vector_size(LANES * sizeof(float))));
+
+// Softplus as torch computes it (beta 1, threshold 20).
+inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
+
+template <int HD>
+struct Head {
+  static constexpr int W = 2 * HD;  // [cos, sin] halves
+  typedef float Row __attribute__((vector_size(HD * sizeof(float))));
+
+  alignas(64) float q2[T][W];
+  alignas(64) float k2t[W][TP];  // transposed: a row of logits is a sum of scaled key rows
+  alignas(64) float magnitude[T][HD];
+  alignas(64) float p[4][TP];
+
+  Head() {
+    for (auto& row : k2t) std::fill(row + T, row + TP, 0.0f);  // padding logits stay finite
+  }
+
+  // q2 (or k2, transposed) of one head: softplus magnitudes times the [cos, sin] tables.
+  void build(const float* x, std::size_t stride, const float* table, bool keys) {
+    for (int i = 0; i < T; ++i) {
+      const float* logit = x + i * stride;
+      for (int c = 0; c < HD; ++c) magnitude[i][c] = softplus(logit[c]);
+    }
+    for (int i = 0; i < T; ++i) {
+      const float* cs = table + i * W;
+      if (keys) {
+        for (int c = 0; c < HD; ++c) k2t[c][i] = magnitude[i][c] * cs[c];
+        for (int c = 0; c < HD; ++c) k2t[HD + c][i] = magnitude[i][c] * cs[HD + c];
+      } else {
+        for (int c = 0; c < HD; ++c) q2[i][c] = magnitude[i][c] * cs[c];
+        for (int c = 0; c < HD; ++c) q2[i][HD + c] = magnitude[i][c] * cs[HD + c];
+      }
+    }
+  }
+
+  // Output rows i0 .. i0 + R - 1 of one head into o (row stride d); R rows at
+  // once share every key and value load.
+  template <int R>
+  void rows(int i0, const float* v0, std::size_t stride, float* o, int d) {
+    for (int jb = 0; jb < TP; jb += LANES) {
+      Lanes acc[R] = {};
+      for (int c = 0; c < W; ++c) {
+        const Lanes k = *reinterpret_cast<const Lanes*>(&k2t[c][jb]);
+        for (int r = 0; r < R; ++r) acc[r] += q2[i0 + r][c] * k;
+      }
+      for (int r = 0; r < R; ++r) *reinterpret_cast<Lanes*>(&p[r][jb]) = acc[r];
+    }
+    float inv[R];
+    for (int r = 0; r < R; ++r) {
+      float top = p[r][0];
+      for (int j = 1; j < T; ++j) top = std::max(top, p[r][j]);
+      float sum = 0.0f;
+      for (int j = 0; j < T; ++j) {
+        p[r][j] = std::exp(p[r][j] - top);
+        sum += p[r][j];
+      }
+      inv[r] = 1.0f / sum;
+    }
+    Row y[R] = {};
+    for (int j = 0; j < T; ++j) {
+      Row v;
+      __builtin_memcpy(&v, v0 + j * stride, sizeof v);
+      for (int r = 0; r < R; ++r) y[r] += p[r][j] * v;
+    }
+    for (int r = 0; r < R; ++r) {
+      const Row scaled = y[r] * inv[r];
+      __builtin_memcpy(o + (i0 + r) * d, &scaled, sizeof scaled);
+    }
+  }
+};
+
+template <int HD>
+void run(const float* qkv, const float* tables, std::size_t batch, int heads, float* out) {
+  const int d = heads * HD;
+  const std::size_t stride = static_cast<std::size_t>(3) * d;
+  const std::size_t table_size = static_cast<std::size_t>(T) * Head<HD>::W;
+  Head<HD> head;
+  for (std::size_t b = 0; b < batch; ++b) {
+    const float* x = qkv + b * T * stride;
+    float* o = out + b * static_cast<std::size_t>(T) * d;
+    for (int h = 0; h < heads; ++h) {
+      head.build(x + h * HD, stride, tables + h * table_size, false);
+      head.build(x + d + h * HD, stride, tables + (heads + h) * table_size, true);
+      const float* v = x + 2 * d + h * HD;
+      int i = 0;
+      for (; i + 4 <= T; i += 4) head.template rows<4>(i, v, stride, o + h * HD, d);
+      for (; i < T; ++i) head.template rows<1>(i, v, stride, o + h * HD, d);
+    }
+  }
+}
+
+POPUCOM_PER_ISA
+void pope_attention_slice(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim,
+                          float* out) {
+  switch (head_dim) {
+    case 8:
+      return run<8>(qkv, tables, batch, heads, out);
+    case 16:
+      return run<16>(qkv, tables, batch, heads, out);
+    case 32:
+      return run<32>(qkv, tables, batch, heads, out);
+    default:
+      throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
+  }
+}
+
+}  // namespace
+
+bool pope_attention_supports(int head_dim) {
+  return std::find(std::begin(POPE_HEAD_DIMS), std::end(POPE_HEAD_DIMS), head_dim) != std::end(POPE_HEAD_DIMS);
+}
+
+void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out,
+                    ThreadPool* pool) {
+  if (!pope_attention_supports(head_dim))
+    throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
+  const int parts = static_cast<int>(std::min<std::size_t>(batch, pool ? pool->size() : 1));
+  const std::size_t in_stride = static_cast<std::size_t>(T) * 3 * heads * head_dim;
+  const std::size_t out_stride = static_cast<std::size_t>(T) * heads * head_dim;
+  auto share = [&](int k) {  // positions split evenly
+    const std::size_t begin = batch * k / parts, end = batch * (k + 1) / parts;
+    pope_attention_slice(qkv + begin * in_stride, tables, end - begin, heads, head_dim, out + begin * out_stride);
+  };
+  if (parts <= 1)
+    share(0);
+  else
+    pool->run(parts, share);
+}
+
+}  // namespace nn
+}  // namespace popucom

@@ -1,0 +1,38 @@
+// The attention core of popucom/nn/layers.py's PoPEAttention for CPU inference,
+// fused per (position, head) with everything in L1: softplus magnitudes times
+// the PoPE phase tables, the 81x81 logits, their softmax and the weighted sum
+// of values. Torch runs these as a 6-D broadcast multiply and a flash-attention
+// kernel that needs v padded to the width of q and k; at d = 64 they were 37%
+// of a forward. layers.py stays the reference (training and export use it).
+#ifndef POPUCOM_NN_POPE_ATTENTION_H_
+#define POPUCOM_NN_POPE_ATTENTION_H_
+
+#include <cstddef>
+
+#include "../core/thread_pool.h"
+#include "../game/constants.h"
+
+namespace popucom {
+namespace nn {
+
+// The head widths the kernel is compiled for (anything else runs in torch).
+constexpr int POPE_HEAD_DIMS[] = {8, 16, 32};
+
+bool pope_attention_supports(int head_dim);
+
+// Layouts (row-major, float32), tokens = NUM_SQUARES, d = heads * head_dim:
+//   qkv     (batch, tokens, 3d): the q, k and v projections, q and k before softplus;
+//   tables  (2, heads, tokens, 2, head_dim): [query, key] x [cos, sin] phase tables,
+//           the query side scaled by the attention scale;
+//   out     (batch, tokens, d): head h's output in columns [h * head_dim, (h + 1) * head_dim).
+// out[b, i, h] = sum_j softmax_j(q2[i] . k2[j]) v[j, h] where
+// q2[i] = softplus(q[b, i, h]) * (tables[0, h, i, 0], tables[0, h, i, 1]) and k2 likewise.
+// head_dim must be one of POPE_HEAD_DIMS (else std::invalid_argument). The
+// positions are split over the pool's threads (none: the calling thread alone).
+void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out,
+                    ThreadPool* pool = nullptr);
+
+}  // namespace nn
+}  // namespace popucom
+
+#endif  // POPUCOM_NN_POPE_ATTENTION_H_

@@ -1,0 +1,105 @@
+// The fused PoPE attention kernel against the formula written out plainly, in double.
+#include "pope_attention.h"
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "../tests/testing.h"
+
+using namespace popucom;
+
+namespace {
+
+constexpr int T = NUM_SQUARES;
+
+struct Case {
+  std::size_t batch;
+  int heads, head_dim;
+  std::vector<float> qkv, tables;
+};
+
+Case random_case(unsigned seed, std::size_t batch, int heads, int head_dim) {
+  Case c{batch, heads, head_dim, {}, {}};
+  const int d = heads * head_dim;
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.5f);
+  c.qkv.resize(batch * T * 3 * d);
+  c.tables.resize(static_cast<std::size_t>(2) * heads * T * 2 * head_dim);
+  for (float& v : c.qkv) v = normal(rng);
+  c.qkv[5] = 30.0f;  // past softplus's threshold
+  for (float& v : c.tables) v = 0.5f * normal(rng);
+  return c;
+}
+
+double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
+
+// out[b, i, h * hd + x] by the formula in pope_attention.h.
+std::vector<double> reference(const Case& c) {
+  const int h_count = c.heads, hd = c.head_dim, d = h_count * hd;
+  std::vector<double> out(c.batch * T * d);
+  auto table = [&](int side, int h, int i, int part, int x) {
+    return c.tables[((((static_cast<std::size_t>(side) * h_count + h) * T + i) * 2 + part) * hd) + x];
+  };
+  for (std::size_t b = 0; b < c.batch; ++b)
+    for (int h = 0; h < h_count; ++h)
+      for (int i = 0; i < T; ++i) {
+        const float* xi = &c.qkv[(b * T + i) * 3 * d];
+        std::vector<double> logits(T);
+        double top = -1e300;
+        for (int j = 0; j < T; ++j) {
+          const float* xj = &c.qkv[(b * T + j) * 3 * d];
+          double s = 0.0;
+          for (int x = 0; x < hd; ++x)
+            for (int part = 0; part < 2; ++part)
+              s += softplus(xi[h * hd + x]) * table(0, h, i, part, x) * softplus(xj[d + h * hd + x]) *
+                   table(1, h, j, part, x);
+          logits[j] = s;
+          top = std::max(top, s);
+        }
+        double sum = 0.0;
+        for (double& s : logits) sum += (s = std::exp(s - top));
+        for (int x = 0; x < hd; ++x) {
+          double y = 0.0;
+          for (int j = 0; j < T; ++j) y += logits[j] / sum * c.qkv[(b * T + j) * 3 * d + 2 * d + h * hd + x];
+          out[(b * T + i) * d + h * hd + x] = y;
+        }
+      }
+  return out;
+}
+
+}  // namespace
+
+TEST(nn, pope_attention_matches_the_formula) {
+  for (int head_dim : nn::POPE_HEAD_DIMS) {
+    const Case c = random_case(static_cast<unsigned>(head_dim), 3, 2, head_dim);
+    std::vector<float> out(c.batch * T * c.heads * head_dim, -1.0f);
+    nn::pope_attention(c.qkv.data(), c.tables.data(), c.batch, c.heads, head_dim, out.data());
+    const std::vector<double> want = reference(c);
+    for (std::size_t i = 0; i < out.size(); ++i) CHECK(std::fabs(out[i] - want[i]) <= 1e-4 * (1.0 + std::fabs(want[i])));
+  }
+}
+
+TEST(nn, pope_attention_splits_positions_over_a_pool) {
+  const Case c = random_case(11, 5, 4, 16);
+  std::vector<float> one(c.batch * T * 64), three(one.size());
+  ThreadPool pool(3);
+  nn::pope_attention(c.qkv.data(), c.tables.data(), c.batch, 4, 16, one.data());
+  nn::pope_attention(c.qkv.data(), c.tables.data(), c.batch, 4, 16, three.data(), &pool);
+  CHECK(one == three);
+}
+
+TEST(nn, pope_attention_refuses_a_head_width_it_was_not_built_for) {
+  CHECK(nn::pope_attention_supports(16) && !nn::pope_attention_supports(12));
+  const Case c = random_case(7, 1, 1, 12);
+  std::vector<float> out(T * 12);
+  bool threw = false;
+  try {
+    nn::pope_attention(c.qkv.data(), c.tables.data(), 1, 1, 12, out.data());
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  CHECK(threw);
+}

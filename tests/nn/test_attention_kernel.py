@@ -1,0 +1,74 @@
+"""The fused C++ PoPE attention kernel (csrc/nn/pope_attention) against the torch maths."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from popucom import _core
+from popucom.data.positions import random_features
+from popucom.nn import PopucomNet, layers, preset
+
+
+def perturbed(net: PopucomNet, seed: int) -> PopucomNet:
+    torch.manual_seed(seed)
+    with torch.no_grad():  # away from the initialisation, where attention is nearly uniform
+        for p in net.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    return net.eval()
+
+
+@pytest.mark.parametrize("name, head_dim", [("tiny", 16), ("small", 16), ("base", 32)])
+def test_network_outputs_are_as_accurate_as_the_torch_path(name: str, head_dim: int, monkeypatch) -> None:
+    """Against the same network in float64, the kernel's fp32 outputs are within the fp32
+    torch path's own rounding error (the perturbed base net has scores near 150)."""
+    net = perturbed(PopucomNet(preset(name)), seed=head_dim)
+    assert net.sublayers[0].inner.head_dim == head_dim
+    exact = copy.deepcopy(net).double()
+    x = torch.from_numpy(random_features(5, seed=1, komi_range=5))
+    with torch.no_grad():
+        fused = net(x)
+        want = exact(x.double())
+        monkeypatch.setattr(layers, "fused_attention_applies", lambda x, head_dim: False)
+        reference = net(x)
+    for head in fused:
+        kernel_error = float((fused[head].double() - want[head]).abs().max())
+        torch_error = float((reference[head].double() - want[head]).abs().max())
+        assert kernel_error <= 2 * torch_error + 1e-5, (head, kernel_error, torch_error)
+
+
+def kernel_inputs(batch: int, heads: int = 4, head_dim: int = 16, seed: int = 0) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    d = heads * head_dim
+    qkv = rng.normal(0, 1.5, (batch, 81, 3 * d)).astype(np.float32)
+    tables = rng.normal(0, 0.5, (2, heads, 81, 2, head_dim)).astype(np.float32)
+    return qkv, tables, np.empty((batch, 81, d), np.float32)
+
+
+def test_threads_split_the_batch_without_changing_results() -> None:
+    qkv, tables, one = kernel_inputs(7)
+    _core.pope_attention(qkv, tables, one, threads=1)
+    two = np.empty_like(one)
+    _core.pope_attention(qkv, tables, two, threads=2)
+    np.testing.assert_array_equal(one, two)
+    assert np.isfinite(one).all()
+
+
+def test_bad_buffers_are_refused_with_the_problem_named() -> None:
+    qkv, tables, out = kernel_inputs(2)
+    with pytest.raises(ValueError, match="head width 12"):
+        _core.pope_attention(*kernel_inputs(2, head_dim=12))
+    with pytest.raises(ValueError, match="qkv must have shape"):
+        _core.pope_attention(qkv[:, :80].copy(), tables, out)
+    with pytest.raises(ValueError, match="out must have shape"):
+        _core.pope_attention(qkv, tables, out[:1].copy())
+    with pytest.raises(TypeError, match="dtype"):
+        _core.pope_attention(qkv.astype(np.float64), tables, out)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.pope_attention(qkv, np.asfortranarray(tables), out)
+    readonly = out.copy()
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        _core.pope_attention(qkv, tables, readonly)
+    assert 16 in _core.POPE_HEAD_DIMS and 12 not in _core.POPE_HEAD_DIMS
