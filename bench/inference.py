@@ -85,6 +85,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256])
     parser.add_argument("--model", type=Path, help="a trained checkpoint (.pt) to time instead of --preset")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="time only these candidates (and the reference)")
     args = parser.parse_args()
 
     threads = set_torch_threads(args.threads)
@@ -111,18 +112,23 @@ def main() -> None:
         "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all,
         "onnx_int8": int8_session(onnx_path, threads),
     }
-    compiled = TorchEvaluator(net, threads=threads, compile=True)
-    start = time.perf_counter()
-    for b in args.batches:  # compiles (the first call) and specialises for each batch size
-        compiled.run_all(random_features(b, seed=b, komi_range=5))
-    compile_seconds = time.perf_counter() - start
-    candidates["torch_compiled"] = compiled.run_all
-    int8_error = float(
-        abs(
-            candidates["onnx_int8"](probe := random_features(64, seed=1, komi_range=5))[0]
-            - evaluator.run_all(probe)["policy_logits"]
-        ).max()
-    )
+
+    def wanted(name: str) -> bool:
+        return not args.only or name in args.only
+
+    compile_seconds = int8_error = None
+    if wanted("torch_compiled"):
+        compiled = TorchEvaluator(net, threads=threads, compile=True)
+        start = time.perf_counter()
+        for b in args.batches:  # compiles (the first call) and specialises for each batch size
+            compiled.run_all(random_features(b, seed=b, komi_range=5))
+        compile_seconds = round(time.perf_counter() - start, 1)
+        candidates["torch_compiled"] = compiled.run_all
+    if wanted("onnx_int8"):
+        probe = random_features(64, seed=1, komi_range=5)
+        int8_error = round(
+            float(abs(candidates["onnx_int8"](probe)[0] - evaluator.run_all(probe)["policy_logits"]).max()), 4
+        )
     if cpu_has_bf16():
 
         def bf16(x):
@@ -130,6 +136,7 @@ def main() -> None:
                 return evaluator.run_all(x)
 
         candidates["torch_bf16"] = bf16
+    candidates = {k: v for k, v in candidates.items() if wanted(k) or k == "reference"}
     table = rates(candidates, args.batches, args.repeats)
     speedup = {
         name: {b: round(v / table["reference"][b], 2) for b, v in row.items()}
@@ -170,8 +177,8 @@ def main() -> None:
                 "evals_per_s": table,
                 "speedup_vs_reference": speedup,
                 "bf16_hardware": cpu_has_bf16(),
-                "torch_compile_seconds": round(compile_seconds, 1),
-                "onnx_int8_max_policy_logit_error": round(int8_error, 4),
+                "torch_compile_seconds": compile_seconds,
+                "onnx_int8_max_policy_logit_error": int8_error,
                 "mhc_cost_batch32": {
                     "optimised": round(mhc["no_mhc"]["32"] / mhc["mhc"]["32"], 2),
                     "reference": round(mhc["ref_no_mhc"]["32"] / mhc["ref_mhc"]["32"], 2),

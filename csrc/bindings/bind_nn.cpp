@@ -4,11 +4,6 @@
 #include "../nn/pope_attention.h"
 #include "common.h"
 
-#include <unistd.h>
-
-#include <memory>
-#include <mutex>
-
 namespace popucom {
 namespace bindings {
 
@@ -29,59 +24,31 @@ MhcShape check_mhc(const py::array& maps, const py::array& streams) {
   return {tokens, static_cast<int>(n), static_cast<int>(d)};
 }
 
-// The attention kernel's threads: one pool for the process, rebuilt when the
-// thread budget changes or after a fork (a forked child has none of the
-// parent's threads). A second caller while the pool is busy runs alone.
-class KernelPool {
- public:
-  template <typename Fn>
-  void run(int threads, Fn&& fn) {
-    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-    if (!lock.owns_lock() || threads <= 1) return fn(nullptr);
-    if (!pool_ || pool_->size() != threads || owner_ != getpid()) {
-      if (owner_ != getpid()) pool_.release();  // its threads are the parent's: leak, never join
-      pool_ = std::make_unique<ThreadPool>(threads);
-      owner_ = getpid();
-    }
-    fn(pool_.get());
-  }
-
- private:
-  std::mutex mutex_;
-  std::unique_ptr<ThreadPool> pool_;
-  pid_t owner_ = 0;
-};
-
-KernelPool& kernel_pool() {
-  static KernelPool* pool = new KernelPool();  // never destroyed: no joins at interpreter exit
-  return *pool;
-}
-
 void bind_pope_attention(py::module_& m) {
   py::list head_dims;
   for (int hd : nn::POPE_HEAD_DIMS) head_dims.append(hd);
   m.attr("POPE_HEAD_DIMS") = py::tuple(head_dims);
   m.def(
       "pope_attention",
-      [](const py::array& qkv, const py::array& tables, const py::array& out, int threads) {
+      [](const py::array& qkv, const py::array& tables, const py::array& out) {
         check_array(tables, "tables", py::dtype::of<float>(), {2, -1, NUM_SQUARES, 2, -1}, false);
-        const py::ssize_t heads = tables.shape(1), head_dim = tables.shape(4), batch = qkv.ndim() > 0 ? qkv.shape(0) : 0;
+        const py::ssize_t heads = tables.shape(1), head_dim = tables.shape(4),
+                          batch = qkv.ndim() > 0 ? qkv.shape(0) : 0;
         if (!nn::pope_attention_supports(static_cast<int>(head_dim)))
-          throw py::value_error("tables: head width " + std::to_string(head_dim) + " is not one the kernel is built for");
+          throw py::value_error("tables: head width " + std::to_string(head_dim) +
+                                " is not one the kernel is built for");
         check_array(qkv, "qkv", py::dtype::of<float>(), {batch, NUM_SQUARES, 3 * heads * head_dim}, false);
         check_array(out, "out", py::dtype::of<float>(), {batch, NUM_SQUARES, heads * head_dim}, true);
         const float* qkv_ptr = static_cast<const float*>(qkv.data());
         const float* tables_ptr = static_cast<const float*>(tables.data());
         float* out_ptr = static_cast<float*>(const_cast<void*>(out.data()));
         py::gil_scoped_release release;
-        kernel_pool().run(threads, [&](ThreadPool* pool) {
-          nn::pope_attention(qkv_ptr, tables_ptr, static_cast<std::size_t>(batch), static_cast<int>(heads),
-                             static_cast<int>(head_dim), out_ptr, pool);
-        });
+        nn::pope_attention(qkv_ptr, tables_ptr, static_cast<std::size_t>(batch), static_cast<int>(heads),
+                           static_cast<int>(head_dim), out_ptr);
       },
-      py::arg("qkv"), py::arg("tables"), py::arg("out"), py::arg("threads") = 1,
+      py::arg("qkv"), py::arg("tables"), py::arg("out"),
       "PoPE attention of (batch, 81, 3d) projections with (2, heads, 81, 2, head_dim) phase tables, "
-      "written into `out` (batch, 81, d) on `threads` threads; see csrc/nn/pope_attention.h.");
+      "written into `out` (batch, 81, d) on the calling thread; see csrc/nn/pope_attention.h.");
 }
 
 }  // namespace

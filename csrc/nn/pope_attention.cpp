@@ -126,12 +126,9 @@ POPUCOM_PER_ISA
 void pope_attention_slice(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim,
                           float* out) {
   switch (head_dim) {
-    case 8:
-      return run<8>(qkv, tables, batch, heads, out);
-    case 16:
-      return run<16>(qkv, tables, batch, heads, out);
-    case 32:
-      return run<32>(qkv, tables, batch, heads, out);
+    case 8: return run<8>(qkv, tables, batch, heads, out);
+    case 16: return run<16>(qkv, tables, batch, heads, out);
+    case 32: return run<32>(qkv, tables, batch, heads, out);
     default:
       throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
   }
@@ -143,21 +140,10 @@ bool pope_attention_supports(int head_dim) {
   return std::find(std::begin(POPE_HEAD_DIMS), std::end(POPE_HEAD_DIMS), head_dim) != std::end(POPE_HEAD_DIMS);
 }
 
-void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out,
-                    ThreadPool* pool) {
+void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out) {
   if (!pope_attention_supports(head_dim))
     throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
-  const int parts = static_cast<int>(std::min<std::size_t>(batch, pool ? pool->size() : 1));
-  const std::size_t in_stride = static_cast<std::size_t>(T) * 3 * heads * head_dim;
-  const std::size_t out_stride = static_cast<std::size_t>(T) * heads * head_dim;
-  auto share = [&](int k) {  // positions split evenly
-    const std::size_t begin = batch * k / parts, end = batch * (k + 1) / parts;
-    pope_attention_slice(qkv + begin * in_stride, tables, end - begin, heads, head_dim, out + begin * out_stride);
-  };
-  if (parts <= 1)
-    share(0);
-  else
-    pool->run(parts, share);
+  pope_attention_slice(qkv, tables, batch, heads, head_dim, out);
 }
 
 }  // namespace nn

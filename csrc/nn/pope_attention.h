@@ -9,7 +9,6 @@
 
 #include <cstddef>
 
-#include "../core/thread_pool.h"
 #include "../game/constants.h"
 
 namespace popucom {
@@ -27,10 +26,10 @@ bool pope_attention_supports(int head_dim);
 //   out     (batch, tokens, d): head h's output in columns [h * head_dim, (h + 1) * head_dim).
 // out[b, i, h] = sum_j softmax_j(q2[i] . k2[j]) v[j, h] where
 // q2[i] = softplus(q[b, i, h]) * (tables[0, h, i, 0], tables[0, h, i, 1]) and k2 likewise.
-// head_dim must be one of POPE_HEAD_DIMS (else std::invalid_argument). The
-// positions are split over the pool's threads (none: the calling thread alone).
-void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out,
-                    ThreadPool* pool = nullptr);
+// head_dim must be one of POPE_HEAD_DIMS (else std::invalid_argument). It runs
+// on the calling thread: the torch evaluator splits self-play batches over
+// threads itself (popucom/infer/torch_backend.py).
+void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out);
 
 }  // namespace nn
 }  // namespace popucom

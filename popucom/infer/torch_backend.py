@@ -5,11 +5,12 @@ for a chunk stay in the cores' caches, which makes a 256-position batch run as f
 position as a 32-position one (about 1.8x faster than in one piece on the 2-core Xeon of
 issue 10). `threads` is the process-wide torch thread budget (popucom.infer.threads).
 
-Self-play batches (PARALLEL_MIN_BATCH positions and more) go to `threads` Python threads,
-each running whole chunks with one torch thread (torch releases the GIL inside operators):
-the network's small operators, and the C++ attention kernel beside torch's spinning OpenMP
-workers, scale badly across threads inside one operator (1.42x more evaluations/s at batch
-150 on the 2-core Xeon; smaller batches stay on torch's own threads, which win there).
+Self-play batches (PARALLEL_MIN_BATCH positions and more) go to `threads` Python worker
+threads, each running whole chunks with one torch thread of its own (OpenMP's thread count is
+per calling thread; torch releases the GIL inside operators). The network's many small
+operators and the single-threaded C++ attention kernel scale badly inside one operator: at
+batch 150 on the 2-core Xeon this gave 2,050 evaluations/s against 1,450 on two torch threads.
+Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ from .threads import set_torch_threads
 
 CPU_CHUNK = 32
 PARALLEL_MIN_BATCH = 2 * CPU_CHUNK
+
+
+def one_torch_thread() -> None:
+    """A worker's own torch budget: OpenMP's thread count is per calling thread."""
+    torch.set_num_threads(1)
 
 
 class TorchEvaluator:
@@ -52,7 +58,11 @@ class TorchEvaluator:
         self.feature_version = net.config.feature_version
         self.calls = 0
         parallel = self.device.type == "cpu" and self.threads > 1 and not compile and self.chunk > 0
-        self.workers = ThreadPoolExecutor(self.threads, thread_name_prefix="popucom-torch") if parallel else None
+        self.workers = (
+            ThreadPoolExecutor(self.threads, thread_name_prefix="popucom-torch", initializer=one_torch_thread)
+            if parallel
+            else None
+        )
 
     @torch.inference_mode()
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
@@ -69,15 +79,9 @@ class TorchEvaluator:
         return {name: o.float().cpu().numpy() for name, o in zip(OUTPUT_NAMES, outputs, strict=True)}
 
     def forward_in_parallel(self, x: torch.Tensor) -> list[torch.Tensor]:
-        """Equal pieces of at most `chunk` positions, a whole number per worker thread, each
-        worker with one torch thread; the process's torch threads are restored after."""
+        """Equal pieces of at most `chunk` positions, a whole number per worker thread."""
         pieces = x.tensor_split(self.threads * math.ceil(len(x) / (self.threads * self.chunk)))
-        previous = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            parts = list(self.workers.map(self.forward_piece, pieces))
-        finally:
-            torch.set_num_threads(previous)
+        parts = list(self.workers.map(self.forward_piece, pieces))
         return [torch.cat(o) for o in zip(*parts)]
 
     def forward_piece(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:

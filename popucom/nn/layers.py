@@ -159,7 +159,7 @@ class PoPEAttention(nn.Module):
         qkv = F.linear(x, weights[0])
         y = torch.empty(x.shape)
         tables = weights[2].float().contiguous().numpy()
-        _core.pope_attention(qkv.numpy(), tables, y.numpy(), threads=torch.get_num_threads())
+        _core.pope_attention(qkv.numpy(), tables, y.numpy())
         return y
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
