@@ -166,6 +166,8 @@ def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
     if args.no_warm_start:
         overrides["warm_start"] = None
     if args.ladder_every is not None:
+        if args.ladder_every < 0:
+            raise ValueError(f"--ladder-every must be >= 0 minutes, got {args.ladder_every}")
         if base.ladder is None:
             raise ValueError(f"preset '{base.preset}' has no strength ladder to schedule")
         overrides["ladder"] = replace(base.ladder, every_minutes=args.ladder_every)

@@ -50,3 +50,5 @@ def test_cli_continues_a_run_with_its_own_config(tmp_path) -> None:
 
 def test_cli_new_run_defaults_to_the_cpu_preset(tmp_path) -> None:
     assert config_for(["--run-dir", str(tmp_path / "new")]) == pipeline_preset("cpu")
+    with pytest.raises(ValueError, match="--ladder-every must be >= 0"):
+        config_for(["--run-dir", str(tmp_path / "new"), "--ladder-every", "-5"])
