@@ -16,6 +16,8 @@ Smaller batches (the GUI's, analysis) stay on the calling thread with torch's ow
 from __future__ import annotations
 
 import math
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -33,6 +35,22 @@ PARALLEL_MIN_BATCH = 2 * CPU_CHUNK
 def one_torch_thread() -> None:
     """A worker's own torch budget: OpenMP's thread count is per calling thread."""
     torch.set_num_threads(1)
+
+
+_worker_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_worker_pools_lock = threading.Lock()
+
+
+def worker_pool(threads: int) -> ThreadPoolExecutor:
+    """The process's worker threads for a budget: shared by every evaluator (the pipeline makes
+    one per iteration) and made anew in a forked child, which has none of its parent's threads."""
+    key = (os.getpid(), threads)
+    with _worker_pools_lock:
+        if key not in _worker_pools:
+            _worker_pools[key] = ThreadPoolExecutor(
+                threads, thread_name_prefix="popucom-torch", initializer=one_torch_thread
+            )
+        return _worker_pools[key]
 
 
 class TorchEvaluator:
@@ -58,11 +76,7 @@ class TorchEvaluator:
         self.feature_version = net.config.feature_version
         self.calls = 0
         parallel = self.device.type == "cpu" and self.threads > 1 and not compile and self.chunk > 0
-        self.workers = (
-            ThreadPoolExecutor(self.threads, thread_name_prefix="popucom-torch", initializer=one_torch_thread)
-            if parallel
-            else None
-        )
+        self.workers = worker_pool(self.threads) if parallel else None
 
     @torch.inference_mode()
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:

@@ -18,6 +18,7 @@ def test_worker_threads_give_the_outputs_of_one_call_and_restore_torch_threads()
         assert parallel.workers is not None and "workers" in parallel.describe()
         got = parallel.run_all(x)
         assert torch.get_num_threads() == 2  # the budget is back for whatever runs next (training)
+        assert TorchEvaluator(net, threads=2).workers is parallel.workers  # no new threads per evaluator
         serial = TorchEvaluator(net, threads=1)
         assert serial.workers is None
         want = serial.run_all(x)
