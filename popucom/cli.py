@@ -301,11 +301,24 @@ def cmd_arena(args: argparse.Namespace) -> int:
         return fail("arena", e)
 
 
+def settings_for_continuing(run_dir: str | Path) -> dict:
+    """What a shipped run's config resets for whoever continues it: their own cores, and the
+    preset's ladder schedule where this run changed it (--ladder-every)."""
+    from .pipeline.config import PipelineConfig, pipeline_preset
+
+    config = PipelineConfig.load(Path(run_dir) / "config.json")
+    reset: dict = {"inference_threads": 0}
+    schedule = pipeline_preset(config.preset).ladder
+    if config.ladder is not None and schedule is not None and config.ladder.every_minutes != schedule.every_minutes:
+        reset["ladder"] = {**config.to_dict()["ladder"], "every_minutes": schedule.every_minutes}
+    return reset
+
+
 def cmd_ship(args: argparse.Namespace) -> int:
     from .weights import ship
 
     try:
-        continue_with = {"inference_threads": 0}  # whoever continues uses their own cores
+        continue_with = settings_for_continuing(args.run_dir)
         for path in ship(args.run_dir, args.iteration, args.name, args.weights_dir, continue_with=continue_with):
             print(path)
     except (ValueError, FileNotFoundError, OSError) as e:

@@ -108,3 +108,21 @@ def test_cli_ship(finished_run, tmp_path) -> None:
         str(tmp_path),
     )
     assert bad.returncode != 0 and "missing" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_shipping_resets_the_machine_and_schedule_settings(tmp_path) -> None:
+    from dataclasses import replace
+
+    from popucom.cli import settings_for_continuing
+    from popucom.pipeline.config import pipeline_preset
+
+    tiny = pipeline_preset("tiny")
+    tiny.save(tmp_path / "config.json")
+    assert settings_for_continuing(tmp_path) == {"inference_threads": 0}
+    replace(tiny, ladder=replace(tiny.ladder, every_minutes=1000.0)).save(tmp_path / "config.json")
+    reset = settings_for_continuing(tmp_path)
+    assert reset["ladder"]["every_minutes"] == tiny.ladder.every_minutes
+    assert (
+        reset["ladder"]["opponents"] == list(tiny.ladder.opponents)
+        or tuple(reset["ladder"]["opponents"]) == tiny.ladder.opponents
+    )
