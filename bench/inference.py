@@ -110,7 +110,6 @@ def main() -> None:
         "torch_fp32": evaluator.run_all,
         "torch_no_kernel": without_kernel,
         "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all,
-        "onnx_int8": int8_session(onnx_path, threads),
     }
 
     def wanted(name: str) -> bool:
@@ -125,6 +124,7 @@ def main() -> None:
         compile_seconds = round(time.perf_counter() - start, 1)
         candidates["torch_compiled"] = compiled.run_all
     if wanted("onnx_int8"):
+        candidates["onnx_int8"] = int8_session(onnx_path, threads)
         probe = random_features(64, seed=1, komi_range=5)
         int8_error = round(
             float(abs(candidates["onnx_int8"](probe)[0] - evaluator.run_all(probe)["policy_logits"]).max()), 4

@@ -122,28 +122,21 @@ void run(const float* qkv, const float* tables, std::size_t batch, int heads, fl
   }
 }
 
-POPUCOM_PER_ISA
-void pope_attention_slice(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim,
-                          float* out) {
-  switch (head_dim) {
-    case 8: return run<8>(qkv, tables, batch, heads, out);
-    case 16: return run<16>(qkv, tables, batch, heads, out);
-    case 32: return run<32>(qkv, tables, batch, heads, out);
-    default:
-      throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
-  }
-}
-
 }  // namespace
 
 bool pope_attention_supports(int head_dim) {
   return std::find(std::begin(POPE_HEAD_DIMS), std::end(POPE_HEAD_DIMS), head_dim) != std::end(POPE_HEAD_DIMS);
 }
 
+POPUCOM_PER_ISA
 void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out) {
-  if (!pope_attention_supports(head_dim))
-    throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
-  pope_attention_slice(qkv, tables, batch, heads, head_dim, out);
+  switch (head_dim) {  // the cases of POPE_HEAD_DIMS
+    case 8: return run<8>(qkv, tables, batch, heads, out);
+    case 16: return run<16>(qkv, tables, batch, heads, out);
+    case 32: return run<32>(qkv, tables, batch, heads, out);
+    default:
+      throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
+  }
 }
 
 }  // namespace nn

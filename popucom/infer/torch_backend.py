@@ -9,7 +9,8 @@ Self-play batches (PARALLEL_MIN_BATCH positions and more) go to `threads` Python
 threads, each running whole chunks with one torch thread of its own (OpenMP's thread count is
 per calling thread; torch releases the GIL inside operators). The network's many small
 operators and the single-threaded C++ attention kernel scale badly inside one operator: at
-batch 150 on the 2-core Xeon this gave 2,050 evaluations/s against 1,450 on two torch threads.
+batch 192 on the 2-core Xeon this gave 1,727 evaluations/s against 1,292 with torch's attention
+on two torch threads (bench/inference.py --threads 2, README).
 Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads.
 """
 
@@ -84,19 +85,17 @@ class TorchEvaluator:
         self.calls += 1
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
         if self.workers is not None and len(x) >= PARALLEL_MIN_BATCH:
-            outputs = self.forward_in_parallel(x)
+            parts = list(self.workers.map(self.forward_piece, self.parallel_pieces(x)))
         elif self.chunk and len(x) > self.chunk:
             parts = [self.forward(c) for c in x.split(self.chunk)]
-            outputs = [torch.cat(o) for o in zip(*parts)]
         else:
-            outputs = self.forward(x)
+            parts = [self.forward(x)]
+        outputs = [torch.cat(o) for o in zip(*parts)] if len(parts) > 1 else parts[0]
         return {name: o.float().cpu().numpy() for name, o in zip(OUTPUT_NAMES, outputs, strict=True)}
 
-    def forward_in_parallel(self, x: torch.Tensor) -> list[torch.Tensor]:
+    def parallel_pieces(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """Equal pieces of at most `chunk` positions, a whole number per worker thread."""
-        pieces = x.tensor_split(self.threads * math.ceil(len(x) / (self.threads * self.chunk)))
-        parts = list(self.workers.map(self.forward_piece, pieces))
-        return [torch.cat(o) for o in zip(*parts)]
+        return x.tensor_split(self.threads * math.ceil(len(x) / (self.threads * self.chunk)))
 
     def forward_piece(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         with torch.inference_mode():  # grad mode is per thread
