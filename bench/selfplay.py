@@ -31,6 +31,7 @@ def main() -> None:
     parser.add_argument("--leaves-per-game", type=int, default=4)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--search-threads", type=int, default=1, help="C++ search threads (a GPU box has cores)")
     parser.add_argument("--backends", nargs="+", default=["onnx", "torch"])
     args = parser.parse_args()
 
@@ -45,6 +46,7 @@ def main() -> None:
         full_visits=args.full_visits,
         fast_visits=args.fast_visits,
         games_per_chunk=10_000,
+        search_threads=args.search_threads,
     ).with_search(leaves_per_game=args.leaves_per_game)
     for backend in args.backends:
         try:
@@ -84,6 +86,7 @@ def main() -> None:
                     "seconds": round(s["seconds"], 1),
                     "visits": [args.full_visits, args.fast_visits],
                     "threads": args.threads,
+                    "search_threads": args.search_threads,
                     "machine": machine_info(),
                 }
             ),

@@ -147,6 +147,12 @@ def _pipeline_base_config(args: argparse.Namespace) -> PipelineConfig:
     return pipeline_preset(args.preset or "cpu")
 
 
+def _positive(value: int | None, flag: str) -> int | None:
+    if value is not None and value <= 0:
+        raise ValueError(f"{flag} must be a positive number, got {value}")
+    return value
+
+
 def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
     """The base config with the command line's overrides applied."""
     from dataclasses import replace
@@ -161,8 +167,19 @@ def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
         overrides["inference_threads"] = args.threads
     if args.gating:
         overrides["evaluation"] = replace(base.evaluation, gating=True)
-    if args.root_search:
-        overrides["selfplay"] = replace(base.selfplay, root_search=args.root_search)
+    selfplay = {
+        name: value
+        for name, value in (
+            ("root_search", args.root_search),
+            ("concurrent_games", _positive(args.concurrent_games, "--concurrent-games")),
+            ("search_threads", _positive(args.search_threads, "--search-threads")),
+        )
+        if value
+    }
+    if selfplay:
+        overrides["selfplay"] = replace(base.selfplay, **selfplay)
+    if args.games_per_iteration:
+        overrides["games_per_iteration"] = _positive(args.games_per_iteration, "--games-per-iteration")
     if args.no_warm_start:
         overrides["warm_start"] = None
     if args.ladder_every is not None:
@@ -179,12 +196,22 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
     try:
         config = pipeline_config_from_args(args)
+        if args.stop_after is not None and args.stop_after < 0:
+            raise ValueError(f"--stop-after must be >= 0 minutes, got {args.stop_after}")
         if args.ray_address:
             from .pipeline.cluster import run_cluster_pipeline
 
-            run_cluster_pipeline(args.run_dir, config, args.iterations, args.ray_address)
+            run_cluster_pipeline(
+                args.run_dir, config, args.iterations, args.ray_address, stop_after_minutes=args.stop_after
+            )
         else:
-            run_pipeline(args.run_dir, config, iterations=args.iterations, progress=not args.quiet)
+            run_pipeline(
+                args.run_dir,
+                config,
+                iterations=args.iterations,
+                progress=not args.quiet,
+                stop_after_minutes=args.stop_after,
+            )
     except KeyboardInterrupt:
         print("\ninterrupted: everything written so far is kept; run the same command to resume", file=sys.stderr)
         return 130
@@ -302,16 +329,16 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 
 def settings_for_continuing(run_dir: str | Path) -> dict:
-    """What a shipped run's config resets for whoever continues it: their own cores, and the
-    preset's ladder schedule where this run changed it (--ladder-every)."""
+    """What a shipped run's config resets for whoever continues it: the machine settings of
+    the run's preset (their own cores, device and self-play sizes, where this run moved to
+    another machine) and the preset's ladder schedule (where --ladder-every changed it)."""
     from .pipeline.config import PipelineConfig, pipeline_preset
+    from .pipeline.run_dir import with_machine_settings
 
     config = PipelineConfig.load(Path(run_dir) / "config.json")
-    reset: dict = {"inference_threads": 0}
-    schedule = pipeline_preset(config.preset).ladder
-    if config.ladder is not None and schedule is not None and config.ladder.every_minutes != schedule.every_minutes:
-        reset["ladder"] = {**config.to_dict()["ladder"], "every_minutes": schedule.every_minutes}
-    return reset
+    shipped = config.to_dict()
+    reset = with_machine_settings(config, pipeline_preset(config.preset)).to_dict()
+    return {key: value for key, value in reset.items() if value != shipped[key]}
 
 
 def cmd_ship(args: argparse.Namespace) -> int:
@@ -358,6 +385,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=["cpu", "cuda"], help="inference device (preset default)")
     p.add_argument("--threads", type=int, default=0, help="inference threads (default: all cores)")
     p.add_argument("--iterations", type=int, help="stop once this many iterations are complete (default: never)")
+    p.add_argument(
+        "--stop-after",
+        type=float,
+        metavar="MINUTES",
+        help="end by this many minutes: no new iteration that would end later, judged by the last one "
+        "(a lent machine's time, a work session)",
+    )
     p.add_argument("--gating", action="store_true", help="keep the previous model unless the new one passes an SPRT")
     p.add_argument("--ray-address", help="run self-play workers as Ray actors on this cluster ([cluster] extra)")
     p.add_argument(
@@ -381,6 +415,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="MINUTES",
         help="minutes of run time between strength-ladder points (preset default; may change on resume)",
+    )
+    p.add_argument(
+        "--concurrent-games",
+        type=int,
+        help="self-play games searched at once, their leaves batched for one network call "
+        "(preset default; may change on resume, e.g. on a GPU box)",
+    )
+    p.add_argument("--search-threads", type=int, help="C++ search threads in self-play (preset default; may change)")
+    p.add_argument(
+        "--games-per-iteration", type=int, help="self-play games between two trainings (preset default; may change)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=cmd_pipeline)

@@ -145,6 +145,7 @@ def run_cluster_pipeline(
     address: str,
     workers: int | None = None,
     progress: bool = True,
+    stop_after_minutes: float | None = None,
 ) -> int:
     """Like run_pipeline, with self-play on Ray actors. address "local" starts a local Ray instance."""
     try:
@@ -163,5 +164,10 @@ def run_cluster_pipeline(
     actors = [actor_class.remote() for _ in range(count)]
     logger.info(f"Ray cluster at {address}: {count} self-play actors")
     return run_pipeline(
-        run_dir, config, iterations, progress, selfplay_stage=partial(ray_selfplay_stage, actors=actors, ray=ray)
+        run_dir,
+        config,
+        iterations,
+        progress,
+        selfplay_stage=partial(ray_selfplay_stage, actors=actors, ray=ray),
+        stop_after_minutes=stop_after_minutes,
     )

@@ -117,14 +117,24 @@ def start_run(run: RunDir, config: PipelineConfig, progress: bool) -> None:
         export_iteration(config, run, 0)
 
 
+def _out_of_time(started: float, iteration_started: float, minutes: float) -> bool:
+    """Whether another iteration as long as the last one would end past `minutes` after the start."""
+    now = time.monotonic()
+    return now + (now - iteration_started) > started + 60 * minutes
+
+
 def run_pipeline(
     run_dir: str | Path,
     config: PipelineConfig,
     iterations: int | None = None,
     progress: bool = True,
     selfplay_stage: SelfPlayStage = stage_selfplay,
+    stop_after_minutes: float | None = None,
 ) -> int:
-    """Runs until `iterations` iterations are complete (forever if None); returns the newest model index."""
+    """Runs until `iterations` iterations are complete (forever if None), or while another
+    iteration as long as the last would still end within `stop_after_minutes` of the start
+    (a lent machine's time, a work session); returns the newest model index."""
+    started = time.monotonic()
     run = RunDir(run_dir)
     run.check_writable()
     with RunLock(run.lock):
@@ -143,6 +153,12 @@ def run_pipeline(
         while iteration_complete(run, k, metric_iterations):
             k += 1
         while iterations is None or k < iterations:
+            iteration_started = time.monotonic()
             run_iteration(Iteration(config, run, k, progress, selfplay_stage))
             k += 1
+            if stop_after_minutes is not None and _out_of_time(started, iteration_started, stop_after_minutes):
+                logger.info(
+                    f"stopping after iteration {k}: the next would end past --stop-after {stop_after_minutes:g}"
+                )
+                break
         return max(k, run.latest_model())

@@ -81,19 +81,35 @@ class RunDir:
 
 
 # What may differ between a run's saved config and the one it is resumed with: where and how
-# fast the network runs, and how often the ladder measures it; nothing that shapes training.
-_CHANGEABLE_ON_RESUME = ("backend", "device", "inference_threads")
+# fast the network runs, how much self-play runs at once (a run moves between a 2-core box
+# and a GPU box), and how often the ladder measures it; nothing that shapes the training
+# targets. games_per_iteration only sets how often the model is refreshed: with replay_ratio
+# the training steps follow the rows played.
+CHANGEABLE_ON_RESUME = ("backend", "device", "inference_threads", "games_per_iteration")
+SELFPLAY_CHANGEABLE_ON_RESUME = ("concurrent_games", "search_threads", "cache_mb", "games_per_chunk")
 
 
 def _training_relevant(config: PipelineConfig) -> dict:
-    fields = {k: v for k, v in config.to_dict().items() if k not in _CHANGEABLE_ON_RESUME}
+    fields = {k: v for k, v in config.to_dict().items() if k not in CHANGEABLE_ON_RESUME}
+    fields["selfplay"] = {k: v for k, v in fields["selfplay"].items() if k not in SELFPLAY_CHANGEABLE_ON_RESUME}
     if fields.get("ladder"):
         fields["ladder"] = {k: v for k, v in fields["ladder"].items() if k != "every_minutes"}
+    if config.replay_ratio <= 0:  # fixed steps per iteration: the iteration's size shapes training
+        fields["games_per_iteration"] = config.games_per_iteration
     return fields
 
 
+def with_machine_settings(config: PipelineConfig, source: PipelineConfig) -> PipelineConfig:
+    """`config` with the settings that may change on resume taken from `source`."""
+    selfplay = replace(config.selfplay, **{k: getattr(source.selfplay, k) for k in SELFPLAY_CHANGEABLE_ON_RESUME})
+    resolved = replace(config, selfplay=selfplay, **{k: getattr(source, k) for k in CHANGEABLE_ON_RESUME})
+    if config.ladder is not None and source.ladder is not None:
+        resolved = replace(resolved, ladder=replace(config.ladder, every_minutes=source.ladder.every_minutes))
+    return resolved
+
+
 def resolve_config(run: RunDir, requested: PipelineConfig) -> PipelineConfig:
-    """The run's saved config (backend, device, threads and the ladder's schedule may change
+    """The run's saved config (the machine's settings and the ladder's schedule may change
     on resume, and are saved), or the requested one for a new run."""
     if not run.config.exists():
         requested.save(run.config)
@@ -106,9 +122,7 @@ def resolve_config(run: RunDir, requested: PipelineConfig) -> PipelineConfig:
             f"{run.root} was started with another configuration (differs in: {', '.join(differing)}); "
             f"use a new --run-dir, or leave out --preset to continue with the run's own config"
         )
-    resolved = replace(saved, **{k: getattr(requested, k) for k in _CHANGEABLE_ON_RESUME})
-    if saved.ladder is not None and requested.ladder is not None:
-        resolved = replace(resolved, ladder=replace(saved.ladder, every_minutes=requested.ladder.every_minutes))
+    resolved = with_machine_settings(saved, requested)
     if resolved != saved:
         resolved.save(run.config)
     return resolved
@@ -159,14 +173,34 @@ def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
     return games, chunks
 
 
+def rows_before(run: RunDir) -> int:
+    """Self-play rows of the runs before this one, for a run started from a shipped model
+    (origin.json, weights.seed_run): its replay window keeps the size it had there."""
+    try:
+        return int(json.loads((run.root / "origin.json").read_text()).get("rows_before", 0))
+    except FileNotFoundError:
+        return 0
+    except (OSError, ValueError, TypeError, AttributeError) as e:
+        raise ValueError(f"{run.root / 'origin.json'} is unreadable: {e}") from None
+
+
 def selfplay_rows(run: RunDir, k: int) -> tuple[int, int]:
-    """Training rows written by all self-play so far, and by iteration k's."""
-    total = new = 0
+    """Training rows written by all self-play so far (earlier runs' included), and by iteration k's."""
+    total, new = rows_before(run), 0
     for path in run.selfplay.glob("*.pcs"):
         rows = len(read_shard(path))
         total += rows
         new += rows if path.name.startswith(f"iter{k:04d}-") else 0
     return total, new
+
+
+def rows_played(run: RunDir, model: int) -> int:
+    """Self-play rows behind model `model`: those of iterations before it, earlier runs' included."""
+    rows = rows_before(run)
+    for path in run.selfplay.glob("iter*-*.pcs"):
+        if int(path.name[4:8]) < model:
+            rows += len(read_shard(path))
+    return rows
 
 
 def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:

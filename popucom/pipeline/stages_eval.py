@@ -63,7 +63,9 @@ def stage_evaluate(it: Iteration) -> dict:
 
 
 def stage_ladder(it: Iteration) -> dict:
-    """A ladder point for the new model when `ladder.every_minutes` of run time have passed since the last."""
+    """A ladder point for the new model when `ladder.every_minutes` of run time have passed since
+    the last point (or the run's start: a run continued from a shipped model on a lent machine
+    for a few minutes with a long schedule plays none)."""
     config, run, k = it.config, it.run, it.k
     if config.ladder is None:
         return {}
@@ -73,7 +75,7 @@ def stage_ladder(it: Iteration) -> dict:
     ladder = Ladder(run.root / "ladder", config.ladder)
     hours = run_wall_hours(run, k) + sum(it.seconds.values()) / 3600
     points = ladder.points()
-    if points and (hours - points[-1].wall_hours) * 60 < config.ladder.every_minutes:
+    if (hours - (points[-1].wall_hours if points else 0.0)) * 60 < config.ladder.every_minutes:
         return {}
     name = f"model_{k + 1:04d}"
     point = LadderPoint(name, k + 1, hours, selfplay_rows(run, k)[0])

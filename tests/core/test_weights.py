@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from popucom.arena.players import PlayerSpec
+from popucom.data import read_shard
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import PipelineConfig, pipeline_preset
 from popucom.weights import newest_model, read_sidecar, seed_run, ship, shipped_models
@@ -41,12 +42,18 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     assert sidecar["iteration"] == 1 and sidecar["note"] == "test"
     assert sidecar["pipeline_config"]["inference_threads"] == 0
     assert sidecar["config_changes_for_continuing"]["inference_threads"]["continue"] == 0
+    # the rows behind each model: none for model 0, iteration 0's self-play for model 1
+    assert read_sidecar(weights / "popucom-tiny-v1.pt")["rows_played"] == 0
+    assert sidecar["rows_played"] == sum(len(read_shard(p)) for p in (finished_run / "selfplay").glob("*.pcs")) > 0
 
     # A fresh run directory continues from the shipped checkpoint with its config and komi.
     new_run = tmp_path / "next"
     config = PipelineConfig.from_dict(seed_run(new_run, weights / "popucom-tiny-v2.pt"))
     assert json.loads((new_run / "komi_stats.json").read_text())["games"] > 0
     run_pipeline(new_run, config, iterations=1, progress=False)
+    # its replay window counts the rows of the run it continues
+    train = json.loads((new_run / "metrics.jsonl").read_text().splitlines()[0])["train"]
+    assert train["total_rows"] == sidecar["rows_played"] + train["new_rows"]
     from popucom.train.trainer import load_checkpoint
 
     shipped_step = load_checkpoint(weights / "popucom-tiny-v2.pt").step
@@ -118,6 +125,8 @@ def test_shipping_resets_the_machine_and_schedule_settings(tmp_path) -> None:
 
     tiny = pipeline_preset("tiny")
     tiny.save(tmp_path / "config.json")
+    assert settings_for_continuing(tmp_path) == {}  # nothing to reset
+    replace(tiny, inference_threads=2).save(tmp_path / "config.json")
     assert settings_for_continuing(tmp_path) == {"inference_threads": 0}
     replace(tiny, ladder=replace(tiny.ladder, every_minutes=1000.0)).save(tmp_path / "config.json")
     reset = settings_for_continuing(tmp_path)

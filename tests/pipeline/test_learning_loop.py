@@ -78,3 +78,18 @@ def test_warm_start_writes_iteration_zero_from_bot_games(tmp_path, caplog) -> No
     assert json.loads((tmp_path / "warm_start" / "games_done.json").read_text())["games"] == 6
     assert load_checkpoint(tmp_path / "checkpoints" / "iter_0000.pt").step > 0  # trained, not random
     assert PipelineConfig.load(tmp_path / "config.json").warm_start == config.warm_start
+
+
+def test_a_long_ladder_schedule_plays_no_point_early_in_a_run(tmp_path) -> None:
+    """The first point also waits `every_minutes`, so a short continuation of a shipped model
+    (a lent GPU for ten minutes, --ladder-every 1000) spends nothing on the ladder."""
+    from popucom.pipeline.run_dir import RunDir
+    from popucom.pipeline.stages import Iteration
+    from popucom.pipeline.stages_eval import stage_ladder
+
+    tiny = pipeline_preset("tiny")
+    config = dataclasses.replace(tiny, ladder=dataclasses.replace(tiny.ladder, every_minutes=1000.0))
+    iteration = Iteration(config, RunDir(tmp_path), 0, False, selfplay_stage=None)
+    iteration.seconds = {"selfplay": 300.0, "train": 60.0}
+    assert stage_ladder(iteration) == {}
+    assert not (tmp_path / "ladder").exists() or not any((tmp_path / "ladder").iterdir())

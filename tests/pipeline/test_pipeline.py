@@ -31,8 +31,11 @@ def selfplay_games(run: Path, iteration: int) -> list[dict]:
 def test_tiny_pipeline_two_iterations(tmp_path, caplog) -> None:
     caplog.set_level(logging.INFO, logger="popucom")
     assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=1, progress=False) == 1
-    # The second iteration resumes with another backend (allowed: it changes no data).
-    assert run_pipeline(tmp_path, pipeline_preset("tiny", backend="torch"), iterations=2, progress=False) == 2
+    # The second iteration resumes with another backend (allowed: it changes no data), and
+    # --stop-after 0 ends the run at the first iteration's end.
+    resumed = pipeline_preset("tiny", backend="torch")
+    assert run_pipeline(tmp_path, resumed, iterations=None, progress=False, stop_after_minutes=0) == 2
+    assert any("stopping after iteration 2" in line for line in caplog.messages)
     logs = caplog.messages  # the progress lines the pipeline logs (and `popucom pipeline` prints)
     assert any("torch cpu" in line for line in logs) and any("onnxruntime cpu" in line for line in logs)
     run = RunDir(tmp_path)

@@ -1,10 +1,10 @@
 """Which config a run continues with: its own, the command line's changeable settings, or a refusal."""
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 
-from popucom.cli import build_parser, pipeline_config_from_args
+from popucom.cli import build_parser, pipeline_config_from_args, settings_for_continuing
 from popucom.pipeline.config import PipelineConfig, pipeline_preset
 from popucom.pipeline.run_dir import RunDir, resolve_config
 
@@ -52,3 +52,25 @@ def test_cli_new_run_defaults_to_the_cpu_preset(tmp_path) -> None:
     assert config_for(["--run-dir", str(tmp_path / "new")]) == pipeline_preset("cpu")
     with pytest.raises(ValueError, match="--ladder-every must be >= 0"):
         config_for(["--run-dir", str(tmp_path / "new"), "--ladder-every", "-5"])
+
+
+def test_a_run_moves_to_a_gpu_box_and_back(tmp_path) -> None:
+    """Self-play's size, threads and device follow the machine; what the targets are does not."""
+    run = RunDir(tmp_path)
+    cpu = replace(pipeline_preset("cpu"), warm_start=None)
+    resolve_config(run, cpu)
+    argv = ["--run-dir", str(tmp_path), "--device", "cuda", "--concurrent-games", "512", "--search-threads", "12"]
+    gpu = config_for([*argv, "--games-per-iteration", "1500"])
+    resolved = resolve_config(run, gpu)
+    assert (resolved.device, resolved.games_per_iteration) == ("cuda", 1500)
+    assert (resolved.selfplay.concurrent_games, resolved.selfplay.search_threads) == (512, 12)
+    assert resolved.selfplay.full_visits == cpu.selfplay.full_visits
+    assert PipelineConfig.load(run.config) == resolved
+    with pytest.raises(ValueError, match=r"differs in: selfplay"):
+        resolve_config(run, replace(gpu, selfplay=replace(gpu.selfplay, full_visits=400)))
+    # Whoever continues the shipped run gets the preset's machine settings back.
+    reset = settings_for_continuing(tmp_path)
+    assert reset["device"] == "cpu" and reset["games_per_iteration"] == cpu.games_per_iteration
+    assert reset["selfplay"] == asdict(cpu.selfplay)
+    with pytest.raises(ValueError, match="--concurrent-games must be a positive number"):
+        config_for([*argv[:2], "--concurrent-games", "0"])
