@@ -28,11 +28,12 @@ exec > >(tee "$OUT/session.log") 2>&1
 export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$CORES
 say() { echo "[$((SECONDS - START)) s] $*"; }
 left() { echo $((BUDGET_S - (SECONDS - START))); }
-POPUCOM=("$PY" -c "import sys; from popucom.cli import main; sys.exit(main())")
+# faulthandler: a crash in native code prints the Python stack (the first GPU session met one).
+POPUCOM=("$PY" -X faulthandler -c "import sys; from popucom.cli import main; sys.exit(main())")
 
 say "machine: $CORES cores; $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1)"
-$PY -c "import torch, onnxruntime as ort; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(),
-'| onnxruntime', ort.__version__, ort.get_available_providers())"
+$PY -c "import torch, onnxruntime as ort, pybind11; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(),
+'| onnxruntime', ort.__version__, ort.get_available_providers(), '| pybind11', pybind11.__version__)"
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   say "build"
@@ -56,9 +57,9 @@ timeout -s INT -k 15 $(( $(left) - 40 )) "${POPUCOM[@]}" pipeline --run-dir "$RU
   --device "$DEVICE" --threads 2 --concurrent-games "$CONCURRENT" --search-threads "$SEARCH_THREADS" \
   --games-per-iteration "$GAMES" --ladder-every 1000 --stop-after "$minutes" --quiet
 
-latest=$($PY -c "from popucom.pipeline.run_dir import RunDir; print(RunDir('$RUN').latest_model())")
-say "shipping iteration $latest as $NAME"
-if [ "$latest" -gt 0 ]; then
+latest=$($PY -X faulthandler -c "from popucom.pipeline.run_dir import RunDir; print(RunDir('$RUN').latest_model())")
+say "shipping iteration ${latest:-?} as $NAME"
+if [ "${latest:-0}" -gt 0 ]; then
   "${POPUCOM[@]}" ship --run-dir "$RUN" --iteration "$latest" --name "$NAME" --weights-dir "$OUT/weights"
 fi
 (cd "$RUN" && tar czf "$OUT/run-records.tgz" config.json metrics.jsonl komi_stats.json origin.json stages eval \

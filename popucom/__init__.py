@@ -4,7 +4,16 @@ The rules, the feature encoder and the search live in the compiled core
 (``popucom._core``); this package re-exports its public names.
 """
 
-from ._core import (
+# torch is loaded before the compiled core. On a GPU machine (torch 2.11.0+cu130, Python 3.12,
+# the core built there by gcc 13.3) `import torch` after the core killed the process with a
+# segmentation fault inside torch's own import, and the reverse order worked; this machine
+# (torch 2.13 CPU, gcc 12) does not show it. Every command that runs a network needs torch anyway.
+try:
+    import torch  # noqa: F401
+except ImportError:  # the rules, the bots and the search work without it
+    pass
+
+from ._core import (  # noqa: E402
     BOARD_SIZE,
     FEATURE_PLANES,
     FEATURE_VERSION,

@@ -345,8 +345,13 @@ def cmd_ship(args: argparse.Namespace) -> int:
     from .weights import ship
 
     try:
+        from .pipeline.run_dir import RunDir, rows_played
+
         continue_with = settings_for_continuing(args.run_dir)
-        for path in ship(args.run_dir, args.iteration, args.name, args.weights_dir, continue_with=continue_with):
+        # The rows behind the model: a run continued from it keeps its replay window's size.
+        notes = {"rows_played": rows_played(RunDir(args.run_dir), args.iteration)}
+        shipped = ship(args.run_dir, args.iteration, args.name, args.weights_dir, notes, continue_with=continue_with)
+        for path in shipped:
             print(path)
     except (ValueError, FileNotFoundError, OSError) as e:
         return fail("ship", e)

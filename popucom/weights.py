@@ -73,8 +73,6 @@ def ship(
     """Copies a run's model and checkpoint of `iteration` into the weights folder as NAME.*.
     `continue_with` overrides settings of the run's config for whoever continues it (say, the
     thread count of the machine the run happened to use); the changes are listed in the sidecar."""
-    from .pipeline.run_dir import RunDir, rows_played
-
     if not NAME_PATTERN.match(name):
         raise ValueError(f"shipped model names look like popucom-<preset>-v<N>, not {name!r}")
     run = Path(run_dir)
@@ -100,7 +98,6 @@ def ship(
         "pipeline_config": config,
         "config_changes_for_continuing": changed,
         "komi": komi,
-        "rows_played": rows_played(RunDir(run), iteration),
         **(notes or {}),
     }
     out.append(write_text_atomic(folder / f"{name}.run.json", json.dumps(sidecar, indent=1) + "\n"))

@@ -77,3 +77,24 @@ def test_the_playing_side_never_reaches_the_training_stack() -> None:
     graph = import_graph()
     for start in PLAYING_SIDE:
         assert not reachable(graph, start) & set(TRAINING_SIDE), (start, sorted(reachable(graph, start)))
+
+
+def test_torch_is_loaded_before_the_compiled_core() -> None:
+    """Importing torch after the core crashed a GPU machine's process (popucom/__init__.py):
+    whatever a program imports first, the package loads torch before popucom._core."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "order = []\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name in ('torch', 'popucom._core'): order.append(name)\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "import popucom._core\n"
+        "print(order)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['torch', 'popucom._core']"

@@ -29,9 +29,9 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     weights = tmp_path / "weights"
     assert newest_model(weights) is None
     ship(finished_run, 0, "popucom-tiny-v1", weights)
-    paths = ship(
-        finished_run, 1, "popucom-tiny-v2", weights, notes={"note": "test"}, continue_with={"inference_threads": 0}
-    )
+    rows = sum(len(read_shard(p)) for p in (finished_run / "selfplay").glob("*.pcs"))
+    notes = {"note": "test", "rows_played": rows}
+    paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes=notes, continue_with={"inference_threads": 0})
     assert [p.name for p in paths] == ["popucom-tiny-v2.onnx", "popucom-tiny-v2.pt", "popucom-tiny-v2.run.json"]
     (weights / "popucom-tiny-v10-draft.onnx").write_bytes(b"not a shipped name")
     assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1", "popucom-tiny-v2"]
@@ -42,9 +42,6 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     assert sidecar["iteration"] == 1 and sidecar["note"] == "test"
     assert sidecar["pipeline_config"]["inference_threads"] == 0
     assert sidecar["config_changes_for_continuing"]["inference_threads"]["continue"] == 0
-    # the rows behind each model: none for model 0, iteration 0's self-play for model 1
-    assert read_sidecar(weights / "popucom-tiny-v1.pt")["rows_played"] == 0
-    assert sidecar["rows_played"] == sum(len(read_shard(p)) for p in (finished_run / "selfplay").glob("*.pcs")) > 0
 
     # A fresh run directory continues from the shipped checkpoint with its config and komi.
     new_run = tmp_path / "next"
@@ -102,7 +99,10 @@ def test_cli_ship(finished_run, tmp_path) -> None:
         str(tmp_path),
     )
     assert out.returncode == 0, out.stderr
-    assert (tmp_path / "popucom-tiny-v3.onnx").exists() and read_sidecar(tmp_path / "popucom-tiny-v3.pt")
+    assert (tmp_path / "popucom-tiny-v3.onnx").exists()
+    # the rows behind model 1 (iteration 0's self-play), for a run continued from it
+    rows = sum(len(read_shard(p)) for p in (finished_run / "selfplay").glob("iter0000-*.pcs"))
+    assert read_sidecar(tmp_path / "popucom-tiny-v3.pt")["rows_played"] == rows > 0
     bad = popucom_cli(
         "ship",
         "--run-dir",
