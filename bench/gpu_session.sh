@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/popucom-gpu}
 BUDGET_S=${BUDGET_S:-565}
 DEVICE=${DEVICE:-cuda}
-RESUME=${RESUME:-weights/popucom-small-v3.pt}
-NAME=${NAME:-popucom-small-v4}
+RESUME=${RESUME:-weights/popucom-small-v4.pt}
+NAME=${NAME:-popucom-small-v5}
 RUN=${RUN:-/tmp/popucom-gpu-run}
 CORES=$(nproc)
 SEARCH_THREADS=${SEARCH_THREADS:-$((CORES > 4 ? CORES - 2 : 1))}

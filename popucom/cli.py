@@ -505,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ship", help="copy a run's model, checkpoint and config to weights/ as popucom-<preset>-v<N>")
     p.add_argument("--run-dir", required=True)
     p.add_argument("--iteration", type=int, required=True, help="the model to ship (model_NNNN)")
-    p.add_argument("--name", required=True, help="popucom-<preset>-v<N>, e.g. popucom-small-v3")
+    p.add_argument("--name", required=True, help="popucom-<preset>-v<N>, e.g. popucom-small-v4")
     p.add_argument("--weights-dir", help="default: the weights/ folder of the source tree")
     p.set_defaults(run=cmd_ship)
 
