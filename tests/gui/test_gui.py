@@ -207,8 +207,9 @@ def test_ui_stays_responsive_during_a_long_search_and_shows_analysis(qtbot, tiny
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     # A GUI thread that the search blocked would tick once or twice, with a gap as long as the
     # analysis (over a second); a free one ticks ~100 times. The bounds are loose on purpose: the
-    # machine may be busy (a CI run beside a training run gave 23 ticks, longest gap 0.27 s).
-    assert len(ticks) >= 10 and max(gaps) < 0.5, f"{len(ticks)} ticks, longest gap {max(gaps):.3f}s"
+    # machine may be busy (a CI run beside a training run gave 23 ticks, longest gap 0.27 s; a run
+    # at nice 15 beside two busy cores gave 25 ticks, longest gap 0.73 s).
+    assert len(ticks) >= 10 and max(gaps) < 1.0, f"{len(ticks)} ticks, longest gap {max(gaps):.3f}s"
     assert window.board.heat is not None and window.tree.current.analysis["visits"] > 0
     # Hovering a top move previews its principal variation on the board.
     window.panel._hover(0, 0)
