@@ -153,6 +153,12 @@ def _positive(value: int | None, flag: str) -> int | None:
     return value
 
 
+def _minutes(value: float | None, flag: str) -> float | None:
+    if value is not None and value < 0:
+        raise ValueError(f"{flag} must be >= 0 minutes, got {value}")
+    return value
+
+
 def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
     """The base config with the command line's overrides applied."""
     from dataclasses import replace
@@ -182,9 +188,7 @@ def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
         overrides["games_per_iteration"] = _positive(args.games_per_iteration, "--games-per-iteration")
     if args.no_warm_start:
         overrides["warm_start"] = None
-    if args.ladder_every is not None:
-        if args.ladder_every < 0:
-            raise ValueError(f"--ladder-every must be >= 0 minutes, got {args.ladder_every}")
+    if _minutes(args.ladder_every, "--ladder-every") is not None:
         if base.ladder is None:
             raise ValueError(f"preset '{base.preset}' has no strength ladder to schedule")
         overrides["ladder"] = replace(base.ladder, every_minutes=args.ladder_every)
@@ -196,8 +200,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
     try:
         config = pipeline_config_from_args(args)
-        if args.stop_after is not None and args.stop_after < 0:
-            raise ValueError(f"--stop-after must be >= 0 minutes, got {args.stop_after}")
+        _minutes(args.stop_after, "--stop-after")
         if args.ray_address:
             from .pipeline.cluster import run_cluster_pipeline
 

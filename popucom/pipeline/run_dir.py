@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 
 from ..data.shards import ShardError, read_shard
 from .config import PipelineConfig
+
+_SHARD_NAME = re.compile(r"iter(\d{4,})-\d+\.pcs")
 
 
 class RunDir:
@@ -184,23 +187,26 @@ def rows_before(run: RunDir) -> int:
         raise ValueError(f"{run.root / 'origin.json'} is unreadable: {e}") from None
 
 
+def _rows_per_iteration(run: RunDir) -> dict[int, int]:
+    """Rows of the run's self-play shards (iterK-C.pcs), by the iteration K that played them."""
+    rows: dict[int, int] = {}
+    for path in run.selfplay.glob("iter*-*.pcs"):
+        match = _SHARD_NAME.fullmatch(path.name)
+        if match:
+            k = int(match[1])
+            rows[k] = rows.get(k, 0) + len(read_shard(path))
+    return rows
+
+
 def selfplay_rows(run: RunDir, k: int) -> tuple[int, int]:
     """Training rows written by all self-play so far (earlier runs' included), and by iteration k's."""
-    total, new = rows_before(run), 0
-    for path in run.selfplay.glob("*.pcs"):
-        rows = len(read_shard(path))
-        total += rows
-        new += rows if path.name.startswith(f"iter{k:04d}-") else 0
-    return total, new
+    rows = _rows_per_iteration(run)
+    return rows_before(run) + sum(rows.values()), rows.get(k, 0)
 
 
 def rows_played(run: RunDir, model: int) -> int:
     """Self-play rows behind model `model`: those of iterations before it, earlier runs' included."""
-    rows = rows_before(run)
-    for path in run.selfplay.glob("iter*-*.pcs"):
-        if int(path.name[4:8]) < model:
-            rows += len(read_shard(path))
-    return rows
+    return rows_before(run) + sum(n for k, n in _rows_per_iteration(run).items() if k < model)
 
 
 def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:

@@ -74,3 +74,11 @@ def test_a_run_moves_to_a_gpu_box_and_back(tmp_path) -> None:
     assert reset["selfplay"] == asdict(cpu.selfplay)
     with pytest.raises(ValueError, match="--concurrent-games must be a positive number"):
         config_for([*argv[:2], "--concurrent-games", "0"])
+
+
+def test_cli_refuses_a_negative_stop_after(tmp_path, capsys) -> None:
+    from popucom.cli import main
+
+    assert main(["pipeline", "--run-dir", str(tmp_path / "new"), "--stop-after", "-1"]) != 0
+    assert "--stop-after must be >= 0 minutes" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()  # refused before the run directory is made
