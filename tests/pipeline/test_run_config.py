@@ -82,3 +82,13 @@ def test_cli_refuses_a_negative_stop_after(tmp_path, capsys) -> None:
     assert main(["pipeline", "--run-dir", str(tmp_path / "new"), "--stop-after", "-1"]) != 0
     assert "--stop-after must be >= 0 minutes" in capsys.readouterr().err
     assert not (tmp_path / "new").exists()  # refused before the run directory is made
+
+
+def test_an_unreadable_origin_is_named(tmp_path) -> None:
+    from popucom.pipeline.run_dir import selfplay_rows
+
+    run = RunDir(tmp_path)
+    assert selfplay_rows(run, 0) == (0, 0)  # no origin.json: a run of its own
+    (tmp_path / "origin.json").write_text('{"rows_before": "many"')
+    with pytest.raises(ValueError, match="origin.json is unreadable"):
+        selfplay_rows(run, 0)
