@@ -72,10 +72,19 @@ void bind_nn(py::module_& m) {
   m.def(
       "mhc_write",
       [](const py::array& maps, const py::array& streams, const py::array& branch_out, int sinkhorn_iters,
-         const py::array& mixed) {
+         const py::array& mixed, const py::object& sum_squares) {
         const MhcShape s = check_mhc(maps, streams);
         check_array(branch_out, "branch_out", py::dtype::of<float>(), {s.tokens, s.d}, false);
         check_array(mixed, "mixed", py::dtype::of<float>(), {s.tokens, s.n, s.d}, true);
+        float* squares_ptr = nullptr;
+        if (!sum_squares.is_none()) {
+          // A converted copy would take the sums and be thrown away.
+          if (!py::isinstance<py::array>(sum_squares))
+            throw py::type_error("sum_squares must be a numpy array or None");
+          const auto squares = py::reinterpret_borrow<py::array>(sum_squares);
+          check_array(squares, "sum_squares", py::dtype::of<float>(), {s.tokens}, true);
+          squares_ptr = static_cast<float*>(const_cast<void*>(squares.data()));
+        }
         if (sinkhorn_iters < 0) throw py::value_error("sinkhorn_iters must be >= 0");
         const float* maps_ptr = static_cast<const float*>(maps.data());
         const float* streams_ptr = static_cast<const float*>(streams.data());
@@ -83,11 +92,12 @@ void bind_nn(py::module_& m) {
         float* mixed_ptr = static_cast<float*>(const_cast<void*>(mixed.data()));
         py::gil_scoped_release release;
         nn::mhc_write(maps_ptr, streams_ptr, out_ptr, static_cast<std::size_t>(s.tokens), s.n, s.d, sinkhorn_iters,
-                      mixed_ptr);
+                      mixed_ptr, squares_ptr);
       },
       py::arg("maps"), py::arg("streams"), py::arg("branch_out"), py::arg("sinkhorn_iters"), py::arg("mixed"),
+      py::arg("sum_squares") = py::none(),
       "The mHC write: 2 sigmoid(post) * branch_out + Sinkhorn(res) @ streams per token, into `mixed` "
-      "(tokens, n, d).");
+      "(tokens, n, d); with `sum_squares` (tokens,), each token's sum of squared mixed values too.");
 }
 
 }  // namespace bindings

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "per_isa.h"
+
 namespace popucom {
 namespace nn {
 
@@ -53,6 +55,7 @@ void sinkhorn_block(const float* res, std::size_t tokens, std::size_t t0, int co
 
 }  // namespace
 
+POPUCOM_PER_ISA
 void mhc_read(const float* maps, const float* streams, std::size_t tokens, int n, int d, float* read) {
   float pre[MAX_STREAMS];
   for (std::size_t t = 0; t < tokens; ++t) {
@@ -67,8 +70,9 @@ void mhc_read(const float* maps, const float* streams, std::size_t tokens, int n
   }
 }
 
+POPUCOM_PER_ISA
 void mhc_write(const float* maps, const float* streams, const float* branch_out, std::size_t tokens, int n, int d,
-               int iters, float* mixed) {
+               int iters, float* mixed, float* sum_squares) {
   float post[MAX_STREAMS];
   float r[MAX_STREAMS * MAX_STREAMS * BLOCK];
   const float* post_logits = maps + static_cast<std::size_t>(n) * tokens;
@@ -90,6 +94,11 @@ void mhc_write(const float* maps, const float* streams, const float* branch_out,
           const float* sk = s + static_cast<std::size_t>(k) * d;
           for (int c = 0; c < d; ++c) mj[c] += w * sk[c];
         }
+      }
+      if (sum_squares != nullptr) {  // the token is still in L1: the next norm costs no pass over memory
+        float total = 0.0f;
+        for (int c = 0; c < n * d; ++c) total += m[c] * m[c];
+        sum_squares[t] = total;
       }
     }
   }

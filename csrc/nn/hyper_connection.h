@@ -26,8 +26,10 @@ void mhc_read(const float* maps, const float* streams, std::size_t tokens, int n
 // mixed[t, j, :] = 2 sigmoid(post[j, t]) * branch_out[t, :] + sum_k R_t[j, k] * streams[t, k, :]
 // where R_t = Sinkhorn(exp(res[:, :, t] - max), iters): `iters` rounds of
 // dividing by column sums, then by row sums (layers.sinkhorn_leading).
+// Unless null, sum_squares[t] = sum of mixed[t, :, :]^2, (tokens): the next
+// sub-layer's mHC norm, computed while the token is in registers.
 void mhc_write(const float* maps, const float* streams, const float* branch_out, std::size_t tokens, int n, int d,
-               int iters, float* mixed);
+               int iters, float* mixed, float* sum_squares = nullptr);
 
 }  // namespace nn
 }  // namespace popucom

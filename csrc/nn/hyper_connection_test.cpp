@@ -86,3 +86,16 @@ TEST(nn, mhc_write_adds_the_gated_branch_output) {
       }
     }
 }
+
+TEST(nn, mhc_write_gives_each_tokens_sum_of_squares) {
+  const Case c = random_case(4);
+  std::vector<float> mixed(c.tokens * c.n * c.d), squares(c.tokens, -1.0f);
+  nn::mhc_write(c.maps.data(), c.streams.data(), c.branch_out.data(), c.tokens, c.n, c.d, 10, mixed.data(),
+                squares.data());
+  for (std::size_t t = 0; t < c.tokens; ++t) {
+    double want = 0.0;
+    for (int i = 0; i < c.n * c.d; ++i)
+      want += static_cast<double>(mixed[t * c.n * c.d + i]) * mixed[t * c.n * c.d + i];
+    CHECK(near(squares[t], static_cast<float>(want)));
+  }
+}

@@ -5,18 +5,10 @@
 #include <stdexcept>
 #include <string>
 
-// One copy of the kernel per x86-64 level, picked when the module loads: the
-// default build targets x86-64-v2 (4-wide SSE, no FMA), which would leave AVX2
-// and AVX-512 machines at a fraction of their width. `flatten` inlines the
-// helpers into each copy (a called helper would be compiled for the default
-// level). With -ffast-math (this file only, see CMakeLists.txt) glibc's
-// libmvec supplies vector exp and log1p.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define POPUCOM_PER_ISA __attribute__((flatten, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define POPUCOM_PER_ISA
-#endif
+#include "per_isa.h"
+
+// Per-ISA copies (per_isa.h); with -ffast-math (this file only, see
+// CMakeLists.txt) glibc's libmvec supplies vector exp and log1p.
 
 namespace popucom {
 namespace nn {

@@ -307,12 +307,22 @@ class HyperConnection(nn.Module):
         return weight, torch.cat([self.b_pre, self.b_post, self.b_res.flatten()])
 
     def forward(self, streams: torch.Tensor, branch: nn.Module) -> torch.Tensor:
+        return self.step(streams, branch)[0]
+
+    def step(
+        self, streams: torch.Tensor, branch: nn.Module, sum_squares: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """forward() that also takes and returns each token's sum of squared stream values
+        (N * t,) where the fused kernels give it for free (else None): the next
+        sub-layer's norm then needs no pass over the n * d stream state."""
         # streams: (N, t, n, d)
         n_batch, t, n, d = streams.shape
         weight, bias = cached(self, self.folded)
         flat = streams.reshape(n_batch * t, n * d)
         x32 = flat.float()
-        inv_rms = torch.rsqrt(torch.linalg.vector_norm(x32, dim=-1).square() / (n * d) + self.norm.eps)  # (B,)
+        if sum_squares is None:
+            sum_squares = torch.linalg.vector_norm(x32, dim=-1).square()
+        inv_rms = torch.rsqrt(sum_squares / (n * d) + self.norm.eps)  # (B,)
         # Rows are maps, columns tokens: the maps' elementwise work runs over contiguous rows.
         h = torch.addcmul(bias[:, None], torch.mm(weight, x32.t()), inv_rms)  # (2n + n^2, B)
         if fused_kernels_apply(streams, n):
@@ -325,7 +335,7 @@ class HyperConnection(nn.Module):
             read = torch.einsum("kb,bkd->bd", h_pre, s)
             out = branch(read.view(n_batch, t, d)).reshape(n_batch * t, 1, d)
             mixed = torch.einsum("jkb,bkd->bjd", h_res, s)
-            return (mixed + h_post.t()[:, :, None] * out).view(n_batch, t, n, d)
+            return (mixed + h_post.t()[:, :, None] * out).view(n_batch, t, n, d), None
         # Inference without the fused kernels (other dtypes, devices): n and n^2 fused
         # multiply-adds over (tokens, d); torch's batched matmul of 1x4 and 4x4 matrices per
         # token is many times slower.
@@ -338,16 +348,21 @@ class HyperConnection(nn.Module):
             row = torch.mul(h_post[j, :, None], out, out=mixed[:, j])
             for k in range(n):
                 row.addcmul_(h_res[j, k, :, None], s[:, k])
-        return mixed.view(n_batch, t, n, d)
+        return mixed.view(n_batch, t, n, d), None
 
-    def fused_forward(self, maps: torch.Tensor, streams: torch.Tensor, branch: nn.Module) -> torch.Tensor:
+    def fused_forward(
+        self, maps: torch.Tensor, streams: torch.Tensor, branch: nn.Module
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """The inference path through the C++ kernels: one pass for the read, one for
-        Sinkhorn and the write, instead of n^2 + 2n + 4 * iters torch operations."""
+        Sinkhorn and the write (with the next norm's sums), instead of n^2 + 2n + 4 * iters
+        torch operations and a norm pass."""
         n_batch, t, n, d = streams.shape
         s = streams.view(n_batch * t, n, d).numpy()
         read = torch.empty(n_batch, t, d)
         _core.mhc_read(maps.numpy(), s, read.view(n_batch * t, d).numpy())
         out = branch(read).reshape(n_batch * t, d).contiguous()
         mixed = torch.empty_like(streams)
-        _core.mhc_write(maps.numpy(), s, out.numpy(), self.iters, mixed.view(n_batch * t, n, d).numpy())
-        return mixed
+        sum_squares = torch.empty(n_batch * t)
+        mixed_rows = mixed.view(n_batch * t, n, d).numpy()
+        _core.mhc_write(maps.numpy(), s, out.numpy(), self.iters, mixed_rows, sum_squares.numpy())
+        return mixed, sum_squares

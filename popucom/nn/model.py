@@ -84,8 +84,9 @@ class PopucomNet(nn.Module):
     def _mhc(self, h0: torch.Tensor) -> torch.Tensor:
         streams = h0[:, :, None, :].expand(-1, -1, self.config.mhc_streams, -1).contiguous()
         if self.depth is None:
+            sum_squares = None
             for f, hc in zip(self.sublayers, self.hyper):
-                streams = hc(streams, f)
+                streams, sum_squares = hc.step(streams, f, sum_squares)
             return streams.mean(2)
         # Both: the streams carry the state; each sub-layer reads a depth-attention
         # mix of the earlier sub-layer outputs and its own stream readout.
@@ -112,6 +113,7 @@ class PopucomNet(nn.Module):
         sources = h0.new_empty((count,) + h0.shape)
         scores = h0.new_empty((count,) + h0.shape[:2] + (count,), dtype=torch.float32)
         sources[0], scores[0] = h0, self.depth.score(h0)
+        sum_squares = None
         for i, (f, hc) in enumerate(zip(self.sublayers, self.hyper)):
 
             def branch(read: torch.Tensor, f: nn.Module = f, slot: int = i + 1) -> torch.Tensor:
@@ -120,7 +122,7 @@ class PopucomNet(nn.Module):
                 sources[slot], scores[slot] = v, self.depth.score(v)
                 return v
 
-            streams = hc(streams, branch)
+            streams, sum_squares = hc.step(streams, branch, sum_squares)
         return streams.mean(2)
 
     def trunk(self, features: torch.Tensor) -> torch.Tensor:

@@ -87,3 +87,36 @@ def test_write_mixes_with_a_doubly_stochastic_map() -> None:
     streams = rng.normal(size=(tokens, n, d)).astype(np.float32)
     _core.mhc_write(maps, streams, np.zeros((tokens, d), np.float32), 30, mixed)
     np.testing.assert_allclose(mixed.sum(1), streams.sum(1), rtol=1e-4, atol=1e-4)
+
+
+def test_write_returns_each_tokens_sum_of_squares_for_the_next_norm() -> None:
+    n, d, tokens = 4, 8, 37  # a full Sinkhorn block of 32 tokens and a partial one
+    rng = np.random.default_rng(1)
+    maps = rng.normal(size=(2 * n + n * n, tokens)).astype(np.float32)
+    streams = rng.normal(size=(tokens, n, d)).astype(np.float32)
+    out = rng.normal(size=(tokens, d)).astype(np.float32)
+    mixed, squares = np.empty_like(streams), np.full(tokens, np.nan, np.float32)
+    _core.mhc_write(maps, streams, out, 10, mixed, squares)
+    np.testing.assert_allclose(squares, (mixed.astype(np.float64) ** 2).sum(axis=(1, 2)), rtol=1e-5)
+    with pytest.raises(ValueError, match="sum_squares must have shape"):
+        _core.mhc_write(maps, streams, out, 10, mixed, np.zeros(tokens + 1, np.float32))
+    with pytest.raises(TypeError, match="sum_squares must be a numpy array"):
+        _core.mhc_write(maps, streams, out, 10, mixed, [0.0] * tokens)
+
+
+def test_the_carried_sums_give_the_same_network_as_a_fresh_norm() -> None:
+    """The trunk hands each write's sums to the next sub-layer's norm; recomputing the
+    norm from the streams at every sub-layer must give the same outputs."""
+    net = perturbed_mhc_net(4).eval()
+    net.depth = None  # the plain mHC trunk (the attn-res one carries the sums the same way)
+    x = torch.from_numpy(random_features(5, seed=4, komi_range=5))
+    with torch.inference_mode():
+        carried = net(x)
+        original = HyperConnection.step
+        try:
+            HyperConnection.step = lambda self, streams, branch, sum_squares=None: original(self, streams, branch)
+            fresh = net(x)
+        finally:
+            HyperConnection.step = original
+    for head in carried:
+        torch.testing.assert_close(carried[head], fresh[head], rtol=1e-5, atol=1e-5)
