@@ -1,0 +1,161 @@
+"""The shipped models' learning curve across versions: ONE JSON line, and a PNG for the model card.
+
+    python bench/versions.py [--weights weights] [--plot docs/versions.png]
+
+Each shipped model's strength table (weights/<name>.strength.json, from bench/strength.py) rates
+it at 50 and 200 visits by Bradley-Terry with 95% intervals, anchored at `random` = 0 through
+the same bot opponents; its sidecar (<name>.run.json) counts the self-play positions behind it
+(`rows_played`, or v1's `selfplay_positions`). The curve puts the two together: rating against
+training data, version by version, with uct:10000 (the issue's target opponent) as a line; and,
+tighter, the head-to-head gaps between consecutive versions (at 50 visits) chained from v1.
+Nothing is played here: run bench/strength.py for a new version first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from popucom.benchmarks import machine_info
+from popucom.fileio import write_bytes_atomic
+from popucom.weights import read_sidecar, shipped_models
+
+VISITS = (50, 200)
+TARGET = "uct:10000"
+
+
+def version_point(onnx: Path) -> dict | None:
+    """Positions and ratings of one shipped model, or None (with a note on stderr) when its
+    strength table or sidecar is missing."""
+    name = onnx.stem
+    table_path = onnx.with_name(f"{name}.strength.json")
+    if not table_path.is_file():
+        print(f"{name}: no {table_path.name}, left out", file=sys.stderr)
+        return None
+    try:
+        sidecar = read_sidecar(onnx.with_suffix(".pt"))
+        table = json.loads(table_path.read_text())
+        ratings = table["ratings"]
+    except (ValueError, KeyError, OSError) as e:
+        raise SystemExit(f"{name}: {e}") from None
+    positions = sidecar.get("rows_played", sidecar.get("selfplay_positions"))
+    point = {"name": name, "positions": positions, "target": ratings.get(TARGET)}
+    for visits in VISITS:
+        point[f"elo@{visits}"] = ratings.get(f"{name}@{visits}")
+    point["head_to_head"] = table.get("head_to_head", [])
+    return point
+
+
+def chain(points: list[dict]) -> None:
+    """Adds `chained`: each version's Elo over the first at 50 visits, summing the head-to-head
+    gaps of consecutive versions (their 95% half-widths added in quadrature, as independent
+    estimates). Far tighter than the random-anchored ratings, whose intervals carry the whole
+    chain of bot opponents. Stops at the first version without a gap to its predecessor."""
+    first = points[0]
+    first["chained"] = {"elo": 0, "low": 0, "high": 0}
+    for previous, point in zip(points, points[1:]):
+        pair = (f"{point['name']}@50", f"{previous['name']}@50")
+        gap = next((h for h in point["head_to_head"] if (h["a"], h["b"]) == pair), None)
+        if gap is None or "chained" not in previous:
+            continue
+        low, high = gap["elo_difference_95"]
+        base = previous["chained"]
+        elo = base["elo"] + gap["elo_difference"]
+        below = ((base["elo"] - base["low"]) ** 2 + (gap["elo_difference"] - low) ** 2) ** 0.5
+        above = ((base["high"] - base["elo"]) ** 2 + (high - gap["elo_difference"]) ** 2) ** 0.5
+        point["chained"] = {"elo": elo, "low": round(elo - below), "high": round(elo + above)}
+
+
+def error_bars(ratings: list[dict]) -> list[list[float]]:
+    return [[r["elo"] - r["low"] for r in ratings], [r["high"] - r["elo"] for r in ratings]]
+
+
+def plot(points: list[dict], path: Path) -> None:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4))
+    chained = [p for p in points if "chained" in p and p["positions"]]
+    left.errorbar(
+        [p["positions"] / 1000 for p in chained],
+        [p["chained"]["elo"] for p in chained],
+        yerr=error_bars([p["chained"] for p in chained]),
+        marker="o",
+        capsize=3,
+    )
+    for p in chained:
+        left.annotate(
+            p["name"].rsplit("-", 1)[-1],
+            (p["positions"] / 1000, p["chained"]["elo"]),
+            textcoords="offset points",
+            xytext=(5, -10),
+            fontsize=8,
+        )
+    left.set_ylabel(f"Elo over {points[0]['name']} (50 visits)")
+    left.set_title("head-to-head gaps of consecutive versions, chained", fontsize=10)
+    for visits, marker in zip(VISITS, "os"):
+        rated = [p for p in points if p[f"elo@{visits}"] and p["positions"]]
+        right.errorbar(
+            [p["positions"] / 1000 for p in rated],
+            [p[f"elo@{visits}"]["elo"] for p in rated],
+            yerr=error_bars([p[f"elo@{visits}"] for p in rated]),
+            marker=marker,
+            capsize=3,
+            label=f"at {visits} visits",
+        )
+    newest = next((p["target"] for p in reversed(points) if p["target"]), None)
+    if newest:
+        right.axhline(newest["elo"], linestyle="--", linewidth=0.8, color="grey")
+        right.annotate(
+            TARGET, (0.99, newest["elo"]), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8
+        )
+    right.set_ylabel("Bradley-Terry Elo (random = 0)")
+    right.set_title("each version's own strength table, anchored at random", fontsize=10)
+    right.legend(loc="lower right", fontsize=8)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda x, _: f"{x:g}" if f"{x:g}"[0] in "235" else ""))
+        ax.set_xlabel("self-play positions behind the model (thousands, log scale)")
+        ax.grid(alpha=0.3, which="both")
+    fig.suptitle("popucom shipped versions (bench/strength.py)")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--weights", type=Path, default=None, help="folder of shipped models (default: weights/)")
+    parser.add_argument("--plot", type=Path, default=None, help="write the curve here as PNG")
+    args = parser.parse_args()
+    points = [p for p in (version_point(m) for m in shipped_models(args.weights)) if p]
+    if not points:
+        raise SystemExit("no shipped model has a strength table (run bench/strength.py first)")
+    chain(points)
+    if args.plot:
+        plot(points, args.plot)
+    print(
+        json.dumps(
+            {
+                "benchmark": "versions",
+                "units": {"positions": "self-play positions", "elo": "Bradley-Terry, random = 0, 95% interval"},
+                "versions": points,
+                "plot": str(args.plot) if args.plot else None,
+                "machine": machine_info(),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""bench/versions.py: the shipped versions' learning curve from their strength tables."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SPEC = importlib.util.spec_from_file_location("versions", Path(__file__).parents[2] / "bench" / "versions.py")
+versions = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(versions)
+
+
+def ship_fake(folder: Path, version: int, positions: int, gap: tuple[int, int, int] | None) -> None:
+    """A shipped model's files as bench/versions.py reads them (the ONNX file only needs to exist)."""
+    name = f"popucom-small-v{version}"
+    (folder / f"{name}.onnx").write_bytes(b"")
+    (folder / f"{name}.run.json").write_text(json.dumps({"pipeline_config": {}, "rows_played": positions}))
+    rating = {"elo": 1000 + 100 * version, "low": 800 + 100 * version, "high": 1200 + 100 * version, "games": 400}
+    table = {"ratings": {f"{name}@50": rating, f"{name}@200": rating, "uct:10000": rating}, "head_to_head": []}
+    if gap:
+        elo, low, high = gap
+        previous = f"popucom-small-v{version - 1}@50"
+        table["head_to_head"].append(
+            {"a": f"{name}@50", "b": previous, "elo_difference": elo, "elo_difference_95": [low, high]}
+        )
+    (folder / f"{name}.strength.json").write_text(json.dumps(table))
+
+
+def test_gaps_chain_with_their_intervals_added_in_quadrature(tmp_path: Path) -> None:
+    ship_fake(tmp_path, 1, 30_000, None)
+    ship_fake(tmp_path, 2, 60_000, (100, 70, 130))  # +-30
+    ship_fake(tmp_path, 3, 120_000, (50, 10, 90))  # +-40
+    points = [versions.version_point(m) for m in versions.shipped_models(tmp_path)]
+    versions.chain(points)
+    assert [p["chained"]["elo"] for p in points] == [0, 100, 150]
+    assert points[2]["chained"]["low"] == 150 - 50 and points[2]["chained"]["high"] == 150 + 50  # sqrt(30^2 + 40^2)
+    assert points[1]["positions"] == 60_000 and points[1]["elo@200"]["elo"] == 1200
+    versions.plot(points, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_version_without_a_gap_to_its_predecessor_ends_the_chain(tmp_path: Path) -> None:
+    ship_fake(tmp_path, 1, 30_000, None)
+    ship_fake(tmp_path, 2, 60_000, None)
+    ship_fake(tmp_path, 3, 120_000, (50, 10, 90))
+    points = [versions.version_point(m) for m in versions.shipped_models(tmp_path)]
+    versions.chain(points)
+    assert "chained" in points[0] and "chained" not in points[1] and "chained" not in points[2]
+
+
+def test_a_corrupt_strength_table_is_named(tmp_path: Path) -> None:
+    ship_fake(tmp_path, 1, 30_000, None)
+    (tmp_path / "popucom-small-v1.strength.json").write_text("{not json")
+    with pytest.raises(SystemExit, match="popucom-small-v1"):
+        versions.version_point(tmp_path / "popucom-small-v1.onnx")
