@@ -306,15 +306,12 @@ class HyperConnection(nn.Module):
         weight = self.proj.weight * self.norm.weight * alpha[:, None]
         return weight, torch.cat([self.b_pre, self.b_post, self.b_res.flatten()])
 
-    def forward(self, streams: torch.Tensor, branch: nn.Module) -> torch.Tensor:
-        return self.step(streams, branch)[0]
-
-    def step(
+    def forward(
         self, streams: torch.Tensor, branch: nn.Module, sum_squares: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """forward() that also takes and returns each token's sum of squared stream values
-        (N * t,) where the fused kernels give it for free (else None): the next
-        sub-layer's norm then needs no pass over the n * d stream state."""
+        """(new streams, each token's sum of squared stream values (N * t,) where the fused
+        kernels give it for free, else None). Handing the sums to the next sub-layer saves its
+        norm a pass over the n * d stream state."""
         # streams: (N, t, n, d)
         n_batch, t, n, d = streams.shape
         weight, bias = cached(self, self.folded)

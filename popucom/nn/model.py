@@ -86,7 +86,7 @@ class PopucomNet(nn.Module):
         if self.depth is None:
             sum_squares = None
             for f, hc in zip(self.sublayers, self.hyper):
-                streams, sum_squares = hc.step(streams, f, sum_squares)
+                streams, sum_squares = hc(streams, f, sum_squares)
             return streams.mean(2)
         # Both: the streams carry the state; each sub-layer reads a depth-attention
         # mix of the earlier sub-layer outputs and its own stream readout.
@@ -101,7 +101,7 @@ class PopucomNet(nn.Module):
                 outputs.append(v)
                 return v
 
-            streams = hc(streams, branch)
+            streams = hc(streams, branch)[0]
             sources.append(outputs[0])
             scores.append(self.depth.score(outputs[0]))
         return streams.mean(2)
@@ -122,7 +122,7 @@ class PopucomNet(nn.Module):
                 sources[slot], scores[slot] = v, self.depth.score(v)
                 return v
 
-            streams, sum_squares = hc.step(streams, branch, sum_squares)
+            streams, sum_squares = hc(streams, branch, sum_squares)
         return streams.mean(2)
 
     def trunk(self, features: torch.Tensor) -> torch.Tensor:

@@ -114,7 +114,9 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
         selfplay=SelfPlayConfig(
             concurrent_games=100, full_visits=48, fast_visits=12, full_search_prob=0.25, games_per_chunk=50
         ),
-        train=TrainConfig(batch_size=128, lr=2e-3, warmup_steps=100, total_steps=30_000, window_samples=150_000),
+        train=TrainConfig(
+            batch_size=128, lr=2e-3, warmup_steps=100, total_steps=30_000, window_samples=150_000, compile=True
+        ),
         # Each self-play row is sampled ~5 times (was ~13), and the window starts at 20k rows and
         # grows with the run, so the random network's games leave it within the first hour.
         games_per_iteration=200,
@@ -146,7 +148,9 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
             search_threads=4,
             games_per_chunk=256,
         ),
-        train=TrainConfig(batch_size=512, lr=1e-3, warmup_steps=500, total_steps=200_000, window_samples=2_000_000),
+        train=TrainConfig(
+            batch_size=512, lr=1e-3, warmup_steps=500, total_steps=200_000, window_samples=2_000_000, compile=True
+        ),
         games_per_iteration=4096,
         steps_per_iteration=2000,
         replay_ratio=6.0,

@@ -84,17 +84,19 @@ class RunDir:
 
 
 # What may differ between a run's saved config and the one it is resumed with: where and how
-# fast the network runs, how much self-play runs at once (a run moves between a 2-core box
-# and a GPU box), and how often the ladder measures it; nothing that shapes the training
-# targets. games_per_iteration only sets how often the model is refreshed: with replay_ratio
-# the training steps follow the rows played.
+# fast the network runs (training compiled or not included), how much self-play runs at once
+# (a run moves between a 2-core box and a GPU box), and how often the ladder measures it;
+# nothing that shapes the training targets. games_per_iteration only sets how often the model
+# is refreshed: with replay_ratio the training steps follow the rows played.
 _CHANGEABLE_ON_RESUME = ("backend", "device", "inference_threads", "games_per_iteration")
 _SELFPLAY_CHANGEABLE_ON_RESUME = ("concurrent_games", "search_threads", "cache_mb", "games_per_chunk")
+_TRAIN_CHANGEABLE_ON_RESUME = ("compile",)
 
 
 def _training_relevant(config: PipelineConfig) -> dict:
     fields = {k: v for k, v in config.to_dict().items() if k not in _CHANGEABLE_ON_RESUME}
     fields["selfplay"] = {k: v for k, v in fields["selfplay"].items() if k not in _SELFPLAY_CHANGEABLE_ON_RESUME}
+    fields["train"] = {k: v for k, v in fields["train"].items() if k not in _TRAIN_CHANGEABLE_ON_RESUME}
     if fields.get("ladder"):
         fields["ladder"] = {k: v for k, v in fields["ladder"].items() if k != "every_minutes"}
     if config.replay_ratio <= 0:  # fixed steps per iteration: the iteration's size shapes training
@@ -105,7 +107,9 @@ def _training_relevant(config: PipelineConfig) -> dict:
 def with_machine_settings(config: PipelineConfig, source: PipelineConfig) -> PipelineConfig:
     """`config` with the settings that may change on resume taken from `source`."""
     selfplay = replace(config.selfplay, **{k: getattr(source.selfplay, k) for k in _SELFPLAY_CHANGEABLE_ON_RESUME})
-    resolved = replace(config, selfplay=selfplay, **{k: getattr(source, k) for k in _CHANGEABLE_ON_RESUME})
+    train = replace(config.train, **{k: getattr(source.train, k) for k in _TRAIN_CHANGEABLE_ON_RESUME})
+    changed = {k: getattr(source, k) for k in _CHANGEABLE_ON_RESUME}
+    resolved = replace(config, selfplay=selfplay, train=train, **changed)
     if config.ladder is not None and source.ladder is not None:
         resolved = replace(resolved, ladder=replace(config.ladder, every_minutes=source.ladder.every_minutes))
     return resolved

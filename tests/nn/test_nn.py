@@ -75,7 +75,7 @@ def stream_spread(net: PopucomNet, x: torch.Tensor) -> float:
     """Relative difference between the mHC streams at the end of the trunk."""
     captured = {}
     last = net.hyper[-1]
-    hook = last.register_forward_hook(lambda m, i, out: captured.setdefault("streams", out))
+    hook = last.register_forward_hook(lambda m, i, out: captured.update(streams=out[0]))  # None: output kept
     net(x)
     hook.remove()
     s = captured["streams"]

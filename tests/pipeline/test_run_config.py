@@ -92,3 +92,20 @@ def test_an_unreadable_origin_is_named(tmp_path) -> None:
     (tmp_path / "origin.json").write_text('{"rows_before": "many"')
     with pytest.raises(ValueError, match="origin.json is unreadable"):
         selfplay_rows(run, 0)
+
+
+def test_a_run_started_before_compiled_training_takes_it_on_resume(tmp_path) -> None:
+    """Compiling the training step changes its speed, not its targets: a run saved without it
+    (older runs, older shipped sidecars) takes the requested setting, and shipping hands the
+    preset's setting to whoever continues."""
+    run = RunDir(tmp_path)
+    cpu = replace(pipeline_preset("cpu"), warm_start=None)
+    assert cpu.train.compile
+    eager = replace(cpu, train=replace(cpu.train, compile=False))
+    resolve_config(run, eager)
+    assert resolve_config(run, cpu).train.compile
+    assert PipelineConfig.load(run.config).train.compile
+    eager.save(run.config)
+    assert settings_for_continuing(tmp_path)["train"]["compile"] is True
+    with pytest.raises(ValueError, match=r"differs in: train"):
+        resolve_config(run, replace(cpu, train=replace(cpu.train, lr=1e-3)))

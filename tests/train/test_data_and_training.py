@@ -1,5 +1,7 @@
 """Shards, the replay window, the trainer, checkpoints and ONNX export."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -106,6 +108,38 @@ def test_resume_continues_exactly(bot_shards, tmp_path) -> None:
     resumed.train(window, 4, progress=False)
     for a, b in zip(straight.model.state_dict().values(), resumed.model.state_dict().values()):
         assert torch.equal(a, b)
+
+
+@pytest.mark.slow  # the first compile on a machine takes one to four minutes on two cores
+def test_a_compiled_training_step_matches_the_eager_one(bot_shards) -> None:
+    """TrainConfig.compile runs the same maths through torch.compile: from the same weights
+    and batch, the same loss and gradients. (The weights after the step are compared only
+    through the next loss: Adam's first steps turn a tiny gradient's rounding into a whole
+    learning-rate step.)"""
+    batch = ReplayWindow(bot_shards, 100_000).sample(np.random.default_rng(0), 32)
+    config = TrainConfig(batch_size=32, warmup_steps=3, seed=5)
+    eager = Trainer(preset("tiny"), config)
+    compiled = Trainer(preset("tiny"), replace(config, compile=True))
+    want, got = eager.train_step(batch), compiled.train_step(batch)
+    assert compiled.train_forward is not compiled.model  # compiled, no fallback to eager
+    assert got["loss/total"] == pytest.approx(want["loss/total"], rel=1e-5)
+    for (name, a), b in zip(eager.model.named_parameters(), compiled.model.parameters()):
+        torch.testing.assert_close(b.grad, a.grad, rtol=1e-3, atol=1e-5, msg=lambda m, name=name: f"{name}: {m}")
+    assert compiled.train_step(batch)["loss/total"] == pytest.approx(eager.train_step(batch)["loss/total"], rel=1e-3)
+
+
+def test_a_failing_compiler_leaves_training_eager(bot_shards, caplog) -> None:
+    batch = ReplayWindow(bot_shards, 100_000).sample(np.random.default_rng(0), 16)
+    trainer = Trainer(preset("tiny"), TrainConfig(batch_size=16, compile=True))
+
+    def broken_compiler(features):
+        raise RuntimeError("no C++ compiler on this machine")
+
+    trainer.train_forward = broken_compiler
+    metrics = trainer.train_step(batch)
+    assert np.isfinite(metrics["loss/total"]) and trainer.step == 1
+    assert trainer.train_forward is trainer.model
+    assert "torch.compile failed (RuntimeError: no C++ compiler" in caplog.text
 
 
 def test_checkpoints_refuse_mismatches(tmp_path) -> None:

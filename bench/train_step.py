@@ -1,0 +1,102 @@
+"""Training steps per second, eager against torch.compile (TrainConfig.compile): ONE JSON line.
+
+    python bench/train_step.py [--preset small] [--batch 128] [--threads 2] [--repeats 5] [--device cpu]
+
+Both trainers start from the same weights and take the same batches (random positions with
+random targets: a step's cost does not depend on what it learns), interleaved step by step so
+that load from other processes hits both alike; the median step time of each is reported, with
+the compiled trainer's first step (the compile, warm or cold in torch's on-disk cache) apart.
+Steps that log their measurements run eagerly in both (Trainer.train_step), so they are not
+timed here.
+"""
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+import torch
+
+from popucom import _core
+from popucom.benchmarks import machine_info
+from popucom.data.positions import random_features
+from popucom.nn import preset
+from popucom.nn.model import LEGAL_PLANE
+from popucom.train import TrainConfig, Trainer
+from popucom.train.window import Batch
+
+
+def random_batch(size: int, seed: int) -> Batch:
+    rng = np.random.default_rng(seed)
+    features = random_features(size, seed=seed, komi_range=5)
+    legal = features[:, LEGAL_PLANE].reshape(size, -1)
+    policy = rng.random((size, _core.NUM_SQUARES)).astype(np.float32) * legal
+    policy /= policy.sum(1, keepdims=True) + 1e-9
+    return Batch(
+        features=features,
+        policy=policy,
+        outcome=rng.integers(0, 3, size).astype(np.int64),
+        score=rng.normal(0, 10, size).astype(np.float32),
+        ownership=rng.choice([-1.0, 0.0, 1.0], (size, _core.NUM_SQUARES)).astype(np.float32),
+        full_search=np.ones(size, np.float32),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--preset", default="small")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=5, help="timed steps per trainer")
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+
+    config = TrainConfig(batch_size=args.batch)
+    trainers = {
+        "eager": Trainer(preset(args.preset), config, device=args.device),
+        "compiled": Trainer(preset(args.preset), TrainConfig(batch_size=args.batch, compile=True), device=args.device),
+    }
+    trainers["compiled"].model.load_state_dict(trainers["eager"].model.state_dict())
+    batches = [random_batch(args.batch, seed) for seed in range(args.repeats + 2)]
+
+    start = time.perf_counter()
+    trainers["compiled"].train_step(batches[0])
+    first_compiled_step = time.perf_counter() - start
+    trainers["eager"].train_step(batches[0])
+    times = {name: [] for name in trainers}
+    for batch in batches[1:]:
+        for name, trainer in trainers.items():
+            if args.device == "cuda":
+                torch.cuda.synchronize()
+            start = time.perf_counter()
+            trainer.train_step(batch)
+            if args.device == "cuda":
+                torch.cuda.synchronize()
+            times[name].append(time.perf_counter() - start)
+    median = {name: statistics.median(t[1:]) for name, t in times.items()}  # the first is a warm-up
+    fell_back = trainers["compiled"].train_forward is trainers["compiled"].model
+    print(
+        json.dumps(
+            {
+                "benchmark": "train_step",
+                "preset": args.preset,
+                "batch": args.batch,
+                "threads": args.threads,
+                "device": args.device,
+                "repeats": args.repeats,
+                "step_ms": {name: round(1000 * m, 1) for name, m in median.items()},
+                "steps_per_s": {name: round(1 / m, 2) for name, m in median.items()},
+                "compiled_speedup": round(median["eager"] / median["compiled"], 2),
+                "first_compiled_step_s": round(first_compiled_step, 1),
+                "compile_fell_back_to_eager": fell_back,
+                "machine": machine_info(),
+            }
+        ),
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
