@@ -2,8 +2,9 @@
 # One call on a lent GPU machine (../.library/device): that machine has its own python3 with
 # CUDA torch and onnxruntime and no network, so nothing comes from a registry. Within BUDGET_S
 # seconds it builds the package, runs the GPU tests, times self-play on the GPU
-# (bench/selfplay.py), continues a shipped model's run with GPU self-play and training
-# (popucom pipeline --resume-from ... --stop-after) and ships the newest model of that run.
+# (bench/selfplay.py) and the training step eager against compiled (bench/train_step.py),
+# continues a shipped model's run with GPU self-play and training (popucom pipeline
+# --resume-from ... --stop-after) and ships the newest model of that run.
 # What is worth keeping lands in $OUT: the log, the bench line, the shipped files and the
 # run's records (config, metrics, stage records, game records; no training shards).
 #
@@ -14,8 +15,8 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/popucom-gpu}
 BUDGET_S=${BUDGET_S:-565}
 DEVICE=${DEVICE:-cuda}
-RESUME=${RESUME:-weights/popucom-small-v4.pt}
-NAME=${NAME:-popucom-small-v5}
+RESUME=${RESUME:-weights/popucom-small-v5.pt}
+NAME=${NAME:-popucom-small-v6}
 RUN=${RUN:-/tmp/popucom-gpu-run}
 CORES=$(nproc)
 SEARCH_THREADS=${SEARCH_THREADS:-$((CORES > 4 ? CORES - 2 : 1))}
@@ -48,6 +49,11 @@ say "self-play benchmark"
 timeout 90 $PY bench/selfplay.py --preset small --device "$DEVICE" --backends torch --threads 2 \
   --games "$CONCURRENT" --concurrent "$CONCURRENT" --leaves-per-game 2 --search-threads "$SEARCH_THREADS" \
   | grep '^{' | tee "$OUT/selfplay_gpu.jsonl"
+
+# Compiled against eager training steps; the compile it pays also fills torch's cache for the run.
+say "training-step benchmark"
+timeout 240 $PY bench/train_step.py --preset small --batch 128 --threads 2 --device "$DEVICE" --repeats 8 \
+  | grep '^{' | tee "$OUT/train_step_gpu.jsonl"
 
 # The run stops before an iteration that would end past the deadline (a minute is kept for
 # shipping and packing); the hard timeout is the fallback, and loses only the iteration in flight.
