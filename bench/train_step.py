@@ -14,6 +14,7 @@ import argparse
 import json
 import statistics
 import time
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -56,7 +57,7 @@ def main() -> None:
     config = TrainConfig(batch_size=args.batch)
     trainers = {
         "eager": Trainer(preset(args.preset), config, device=args.device),
-        "compiled": Trainer(preset(args.preset), TrainConfig(batch_size=args.batch, compile=True), device=args.device),
+        "compiled": Trainer(preset(args.preset), replace(config, compile=True), device=args.device),
     }
     trainers["compiled"].model.load_state_dict(trainers["eager"].model.state_dict())
     batches = [random_batch(args.batch, seed) for seed in range(args.repeats + 2)]
