@@ -8,7 +8,11 @@ OPPONENT is a bot (random, greedy, uct:N) or a model file with an optional visit
 (weights/popucom-small-v1.onnx@visits=50; 200 visits if not given).
 
 Usage: python bench/strength.py MODEL.onnx [--pairing VISITS:OPPONENT:GAMES ...] [--threads 2]
-                                [--games-out FILE] [--markdown FILE]
+                                [--search KEY=VALUE,...] [--games-out FILE] [--markdown FILE]
+
+--search plays the model with other search settings (popucom._core.SearchParams fields,
+e.g. score_utility_weight=0.2); they become part of its name, so a variant's games and
+the defaults' games share a games file and are played on the same openings and seeds.
 """
 
 import argparse
@@ -19,12 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
+from popucom import _core
 from popucom.arena.match import append_records, make_openings, play_match, read_records, summarize
 from popucom.arena.players import Player
 from popucom.arena.ratings import ELO, fit_bradley_terry, game_results
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
-from popucom.player_spec import PlayerSpec, is_bot
+from popucom.player_spec import PlayerSpec, is_bot, parse_search_options, search_params, search_suffix
 
 DEFAULT_PAIRINGS = [
     "200:uct:10000:200",
@@ -48,8 +53,11 @@ def parse_pairing(text: str) -> tuple[int, str, int]:
     return int(visits), opponent, int(games)
 
 
-def model_player(name: str, model: Path, visits: int, games: int, threads: int) -> Player:
-    return Player(name, games, evaluator=load_evaluator(model, threads=threads), visits=visits, seed=visits)
+def model_player(
+    name: str, model: Path, visits: int, games: int, threads: int, params: _core.SearchParams | None = None
+) -> Player:
+    evaluator = load_evaluator(model, threads=threads)
+    return Player(name, games, evaluator=evaluator, visits=visits, seed=visits, params=params)
 
 
 MODEL_OPPONENT_VISITS = 200  # a model opponent's visits when its spec names none
@@ -63,7 +71,7 @@ def opponent_spec(text: str) -> PlayerSpec:
 def opponent_player(spec: PlayerSpec, games: int, threads: int, seed: int) -> Player:
     if not spec.is_network:
         return Player(spec.name, games, bot=spec.source, seed=seed)
-    return model_player(spec.name, Path(spec.source), spec.visits, games, threads)
+    return model_player(spec.name, Path(spec.source), spec.visits, games, threads, spec.search_params())
 
 
 def elo(score: float) -> float:
@@ -108,6 +116,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--opening-plies", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--search", default="", help="KEY=VALUE,... search settings of the model (SearchParams)")
     parser.add_argument(
         "--games-out",
         type=Path,
@@ -116,7 +125,14 @@ def main() -> None:
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
     args = parser.parse_args()
 
+    search = parse_search_options(args.search, "--search") if args.search else {}
+    if "visits" in search:
+        raise SystemExit("--search: the model's visits come from --pairing")
     stem = args.name or args.model.stem
+
+    def model_name(visits: int) -> str:
+        return f"{stem}@{visits}{search_suffix(search)}"
+
     games_out = args.games_out or Path(f"strength-{stem}.games.jsonl")
     records = read_records(games_out) if games_out.exists() else []
     started = time.perf_counter()
@@ -138,7 +154,7 @@ def main() -> None:
         for visits, text, games in map(parse_pairing, args.pairing or DEFAULT_PAIRINGS)
     ]
     for visits, opponent, games in pairings:
-        name = f"{stem}@{visits}"
+        name = model_name(visits)
         opponent_label = opponent.name
         played = have(name, opponent_label)
         missing = games - played
@@ -149,7 +165,7 @@ def main() -> None:
         # Only the games still missing, on openings of their own (seeded by how many were played),
         # so a pairing can be extended later without replaying the same games.
         new = play_match(
-            model_player(name, args.model, visits, missing, args.threads),
+            model_player(name, args.model, visits, missing, args.threads, search_params(search)),
             opponent_player(opponent, missing, args.threads, seed=visits + played),
             make_openings(missing // 2, args.opening_plies, args.seed + played),
             progress=True,
@@ -166,7 +182,7 @@ def main() -> None:
     ratings = fit_bradley_terry(game_results(records), anchor="random", prior_elo=2000.0)
     rows = []
     for visits, opponent, _ in pairings:
-        name = f"{stem}@{visits}"
+        name = model_name(visits)
         opponent_label = opponent.name
         s = summarize(records, name, opponent_label)
         n = max(s["games"], 1)
@@ -194,7 +210,7 @@ def main() -> None:
         for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)
     }
     versus_models = [
-        head_to_head(records, f"{stem}@{visits}", opponent.name)
+        head_to_head(records, model_name(visits), opponent.name)
         for visits, opponent, _ in pairings
         if opponent.is_network
     ]

@@ -488,7 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "players",
         nargs="+",
-        help="random, greedy, uct:N, best (the newest shipped model), model.onnx[@visits=N], ckpt.pt[@visits=N]",
+        help="random, greedy, uct:N, best (newest shipped model), model.onnx[@visits=N,KEY=VALUE...], ckpt.pt[@...]",
     )
     p.add_argument("--openings", type=int, default=10, help="openings per pair, each played twice (colours swapped)")
     p.add_argument("--opening-plies", type=int, default=4)

@@ -1,13 +1,19 @@
 """Player specs, the text a user types for a player, shared by the arena, the engine
 and the GUI: "random", "greedy", "uct:N", "best" (the newest shipped model), or a model
-file with an optional visit count: "path/model.onnx[@visits=N]", "path/ckpt.pt[@visits=N]",
-"path/engine.plan[@visits=N]" (a built TensorRT plan). The kind of a model file is told by
+file with options: "path/model.onnx[@OPTIONS]", "path/ckpt.pt[@OPTIONS]",
+"path/engine.plan[@OPTIONS]" (a built TensorRT plan). The kind of a model file is told by
 its suffix, as the inference factory tells it (popucom.infer.model_kind).
+
+OPTIONS are comma-separated KEY=VALUE: `visits=N`, and any search setting of
+popucom._core.SearchParams (`best@visits=200,score_utility_weight=0.2`), so a play
+setting can be tried in the arena without a code change. Settings other than visits
+become part of the player's name, so records of different settings never mix.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import _core
@@ -16,6 +22,7 @@ from .infer.contract import Evaluator
 
 DEFAULT_VISITS = 100
 NETWORK_KINDS = ("onnx", "checkpoint", "plan")  # infer.model_kind's kinds
+SearchOverrides = dict[str, float | int | bool]  # SearchParams field -> value
 
 
 def is_bot(text: str) -> bool:
@@ -29,23 +36,24 @@ class PlayerSpec:
     kind: str  # "bot", or a model file's kind: "onnx" | "checkpoint" | "plan"
     source: str  # bot spec or file path
     visits: int = DEFAULT_VISITS
+    search: SearchOverrides = field(default_factory=dict)
 
     @property
     def is_network(self) -> bool:
         return self.kind in NETWORK_KINDS
 
+    def search_params(self) -> _core.SearchParams:
+        """The core's default search settings with this spec's overrides applied."""
+        return search_params(self.search)
+
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         base, _, options = text.partition("@")
-        visits = DEFAULT_VISITS
-        if options:
-            key, _, value = options.partition("=")
-            if key != "visits" or not value.isdigit() or int(value) < 1:
-                raise ValueError(f"player '{text}': options are @visits=N with N >= 1")
-            visits = int(value)
+        search = parse_search_options(options, f"player '{text}'") if options else {}
+        visits = int(search.pop("visits", DEFAULT_VISITS))
         if is_bot(base):
             if options:
-                raise ValueError(f"player '{text}': bots take no @visits (use uct:N for rollouts)")
+                raise ValueError(f"player '{text}': bots take no @options (use uct:N for rollouts)")
             _core.Bot(base)  # validates the spec
             return cls(base, "bot", base)
         if base == "best":
@@ -65,7 +73,55 @@ class PlayerSpec:
             ) from None
         if not path.exists():
             raise FileNotFoundError(f"player '{text}': no such file {path}")
-        return cls(f"{path.stem}@{visits}", kind, str(path), visits)
+        return cls(f"{path.stem}@{visits}{search_suffix(search)}", kind, str(path), visits, search)
+
+
+def parse_search_options(text: str, context: str) -> SearchOverrides:
+    """`visits=N,KEY=VALUE,...` as a dict: visits (an int >= 1) and SearchParams fields,
+    each value parsed as its field's type. Raises ValueError naming the bad option."""
+    defaults = _core.SearchParams()
+    known = ["visits", *_core.SearchParams.fields]
+    options: SearchOverrides = {}
+    for item in text.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or key not in known:
+            raise ValueError(f"{context}: bad option '{item}' (want KEY=VALUE with KEY one of {', '.join(known)})")
+        if key in options:
+            raise ValueError(f"{context}: option '{key}' given twice")
+        options[key] = _parse_value(key, value, 1 if key == "visits" else getattr(defaults, key), context)
+    if options.get("visits", 1) < 1:
+        raise ValueError(f"{context}: visits must be at least 1, got {options['visits']}")
+    return options
+
+
+def _parse_value(key: str, value: str, like: float | int | bool, context: str) -> float | int | bool:
+    """`value` as the type of `like` (a field's default): bool, a 32-bit int, or a finite float."""
+    if isinstance(like, bool):
+        if value.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"{context}: option {key}={value} is not a bool (true/false)")
+        return value.lower() in ("true", "1")
+    try:
+        number = int(value) if isinstance(like, int) else float(value)
+    except ValueError:
+        raise ValueError(f"{context}: option {key}={value} is not a {type(like).__name__}") from None
+    if isinstance(number, int) and not -(2**31) <= number < 2**31:
+        raise ValueError(f"{context}: option {key}={value} does not fit the core's 32-bit int")
+    if not math.isfinite(number):
+        raise ValueError(f"{context}: option {key}={value} is not a finite number")
+    return number
+
+
+def search_params(overrides: SearchOverrides) -> _core.SearchParams:
+    """The core's default search settings with `overrides` (from parse_search_options) applied."""
+    params = _core.SearchParams()
+    for key, value in overrides.items():
+        setattr(params, key, value)
+    return params
+
+
+def search_suffix(overrides: SearchOverrides) -> str:
+    """The part of a player's name that tells its search overrides apart (empty if none)."""
+    return "".join(f",{key}={value}" for key, value in overrides.items())
 
 
 def load_evaluator(spec: PlayerSpec, device: str = "cpu", threads: int = 1) -> Evaluator:

@@ -117,7 +117,8 @@ def run_arena(args: argparse.Namespace) -> int:
     def player(spec: PlayerSpec, games: int, seed: int) -> Player:
         if not spec.is_network:
             return Player(spec.name, games, bot=spec.source, seed=seed)
-        return Player(spec.name, games, evaluator=evaluators[spec.name], visits=spec.visits, seed=seed)
+        evaluator = evaluators[spec.name]
+        return Player(spec.name, games, evaluator=evaluator, visits=spec.visits, seed=seed, params=spec.search_params())
 
     records: list[GameRecord] = []
     pairs = []

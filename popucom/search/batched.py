@@ -56,8 +56,9 @@ class BatchedSearch:
                 f"the evaluator expects feature version {version}, this build encodes version {_core.FEATURE_VERSION}"
             )
         self.evaluator = evaluator
+        self.params = params or _core.SearchParams()  # the settings the C++ search copied
         self.cache = _core.EvalCache(cache_mb)
-        self.search = _core.MultiSearch(num_games, params or _core.SearchParams(), self.cache, threads, seed)
+        self.search = _core.MultiSearch(num_games, self.params, self.cache, threads, seed)
         shape = (self.search.max_batch, _core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE)
         self.inputs = np.zeros(shape, dtype=np.float32)
         self.timings = SearchTimings()

@@ -1,5 +1,6 @@
 """The arena (own trees and networks per player, ratings, SPRT) and the GTP engine."""
 
+import io
 import json
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import pytest
 
 import popucom
 from popucom.arena.match import make_openings, play_match, read_records, summarize
-from popucom.arena.players import Player, PlayerSpec
+from popucom.arena.players import DEFAULT_VISITS, Player, PlayerSpec, load_evaluator
 from popucom.arena.ratings import SPRT, colour_ratings, fit_bradley_terry, game_results, gap
 from popucom.infer import EvalOutput, TinyEvaluator
 
@@ -128,8 +129,40 @@ def test_player_specs() -> None:
         PlayerSpec.parse("alphazero")
     with pytest.raises(FileNotFoundError):
         PlayerSpec.parse("missing.onnx@visits=10")
-    with pytest.raises(ValueError, match="visits=N"):
+    with pytest.raises(ValueError, match="visits must be at least 1"):
         PlayerSpec.parse("greedy@visits=0")
+    with pytest.raises(ValueError, match="bots take no @options"):
+        PlayerSpec.parse("greedy@visits=3")
+
+
+def test_player_spec_search_options(tiny_model) -> None:
+    spec = PlayerSpec.parse(f"{tiny_model}@visits=12,score_utility_weight=0.25,root_noise=false,gumbel_actions=8")
+    assert spec.visits == 12 and spec.name == "tiny@12,score_utility_weight=0.25,root_noise=False,gumbel_actions=8"
+    params = spec.search_params()
+    assert (params.score_utility_weight, params.root_noise, params.gumbel_actions) == (0.25, False, 8)
+    assert params.c_puct == popucom._core.SearchParams().c_puct  # the rest stay the core's defaults
+    assert PlayerSpec.parse(f"{tiny_model}@c_puct=2").visits == DEFAULT_VISITS
+    bad = {
+        "nonsense=1": "bad option 'nonsense=1'",
+        "c_puct": "bad option 'c_puct'",
+        "c_puct=fast": "c_puct=fast is not a float",
+        "c_puct=inf": "not a finite number",
+        "gumbel_actions=2.5": "is not a int",
+        "gumbel_actions=99999999999": "32-bit",
+        "root_noise=maybe": "is not a bool",
+        "visits=5,visits=6": "given twice",
+    }
+    for options, message in bad.items():
+        with pytest.raises(ValueError, match=message):
+            PlayerSpec.parse(f"{tiny_model}@{options}")
+    # The settings reach the search of every user of a spec: arena player, engine, GUI opponent.
+    evaluator = load_evaluator(spec)
+    player = Player(spec.name, 2, evaluator=evaluator, visits=spec.visits, params=spec.search_params())
+    assert player.driver.params.score_utility_weight == 0.25 and player.driver.params.leaves_per_game == 4
+    from popucom.engine.gtp import Engine
+
+    engine = Engine(f"{tiny_model}@score_utility_weight=0.5", visits=20, out=io.StringIO())
+    assert engine.visits == 20 and engine.search.driver.params.score_utility_weight == 0.5
 
 
 def test_arena_command_round_robin(tmp_path) -> None:
