@@ -1,5 +1,6 @@
 """Player specs, the text a user types for a player, shared by the arena, the engine
-and the GUI: "random", "greedy", "uct:N", "best" (the newest shipped model), or a model
+and the GUI: "random", "greedy", "uct:N", "best" (the newest shipped model, as its
+checkpoint when one is shipped: popucom.weights.newest_for_cpu), or a model
 file with options: "path/model.onnx[@OPTIONS]", "path/ckpt.pt[@OPTIONS]",
 "path/engine.plan[@OPTIONS]" (a built TensorRT plan). The kind of a model file is told by
 its suffix, as the inference factory tells it (popucom.infer.model_kind).
@@ -57,9 +58,9 @@ class PlayerSpec:
             _core.Bot(base)  # validates the spec
             return cls(base, "bot", base)
         if base == "best":
-            from .weights import newest_model, weights_dir
+            from .weights import newest_for_cpu, weights_dir
 
-            newest = newest_model()
+            newest = newest_for_cpu()  # its checkpoint when shipped: the torch backend plays ~2x faster
             if newest is None:
                 raise ValueError(f"player 'best': no shipped model (popucom-<preset>-v<N>.onnx) in {weights_dir()}")
             base = str(newest)

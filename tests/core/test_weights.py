@@ -37,7 +37,10 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1", "popucom-tiny-v2"]
     monkeypatch.setenv("POPUCOM_WEIGHTS", str(weights))
     spec = PlayerSpec.parse("best@visits=3")
-    assert spec.kind == "onnx" and spec.source.endswith("popucom-tiny-v2.onnx") and spec.visits == 3
+    assert spec.kind == "checkpoint" and spec.source.endswith("popucom-tiny-v2.pt") and spec.visits == 3
+    (weights / "popucom-tiny-v2.pt").rename(weights / "elsewhere.pt")  # without its checkpoint: the ONNX model
+    assert PlayerSpec.parse("best").source.endswith("popucom-tiny-v2.onnx")
+    (weights / "elsewhere.pt").rename(weights / "popucom-tiny-v2.pt")
     sidecar = read_sidecar(weights / "popucom-tiny-v2.pt")
     assert sidecar["iteration"] == 1 and sidecar["note"] == "test"
     assert sidecar["pipeline_config"]["inference_threads"] == 0
