@@ -139,6 +139,7 @@ class SearchParams:
     leaves_per_game: int
     virtual_loss: float
     lcb_stdevs: float
+    lcb_selection_share: float
     gumbel_actions: int
     gumbel_c_visit: float
     gumbel_c_scale: float

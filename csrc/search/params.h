@@ -17,7 +17,10 @@
   X(double, forced_playouts_k, 0.0, "root children get at least sqrt(k * prior * N) visits (KataGo: 2; 0 = off)") \
   X(int, leaves_per_game, 4, "leaves gathered per tree per batch step (virtual loss spreads them)")               \
   X(double, virtual_loss, 1.0, "each in-flight visit counts as this many losses")                                 \
-  X(double, lcb_stdevs, 1.96, "z of the lower confidence bound reported by analysis")                             \
+  X(double, lcb_stdevs, 1.96, "z of the lower confidence bound (analysis, and LCB move selection)")               \
+  X(double, lcb_selection_share, 0.0,                                                                             \
+    "a move played at temperature 0 is the best LCB among moves with at least this share of the top visits "      \
+    "(0: the most visited)")                                                                                      \
   X(int, gumbel_actions, 16, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")             \
   X(double, gumbel_c_visit, 50.0, "sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]")        \
   X(double, gumbel_c_scale, 0.1, "see gumbel_c_visit")

@@ -235,6 +235,24 @@ TEST(search, subtree_reuse_keeps_visits) {
   CHECK_THROWS(tree.advance(best), std::invalid_argument);  // now occupied
 }
 
+TEST(search, lcb_selection_plays_the_best_lower_bound_among_well_visited_moves) {
+  SearchParams params;
+  params.lcb_selection_share = 0.1;
+  SearchTree tree(params, 11);
+  tree.reset(Position());
+  search_serial(tree, 600, uniform_evaluation);
+  const auto stats = tree.move_stats(1);  // most visited first
+  const MoveStats* expected = &stats[0];
+  for (const auto& m : stats)
+    if (m.visits >= std::max(2.0, 0.1 * stats[0].visits) && m.lcb > expected->lcb) expected = &m;
+  CHECK_EQ(tree.choose_move(0), expected->move);
+  tree.mutable_params().lcb_selection_share = 0;
+  CHECK_EQ(tree.choose_move(0), stats[0].move);
+  // A share above 1 leaves only the most visited move.
+  tree.mutable_params().lcb_selection_share = 1.5;
+  CHECK_EQ(tree.choose_move(0), stats[0].move);
+}
+
 TEST(search, bots_play_legal_moves_and_uct_beats_random) {
   int uct_wins = 0, greedy_wins = 0;
   for (int game = 0; game < 20; ++game) {

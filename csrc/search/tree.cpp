@@ -243,6 +243,27 @@ void SearchTree::add_root_noise() {
   }
 }
 
+double SearchTree::lower_confidence_bound(const Node& n) const {
+  if (n.visits < 2) return -1e9;
+  const double visits = n.visits;
+  const double mean = n.utility_sum / visits;
+  const double variance = std::max(0.0, n.utility_sq_sum / visits - mean * mean);
+  return mean - params_.lcb_stdevs * std::sqrt(variance / (visits - 1));
+}
+
+int SearchTree::lcb_choice(const std::vector<double>& visits, int most_visited) const {
+  const Edge* edges = &edges_[nodes_[0].first_edge];
+  const double min_visits = std::max(2.0, params_.lcb_selection_share * visits[most_visited]);
+  int best = most_visited;
+  double best_lcb = lower_confidence_bound(nodes_[edges[most_visited].child]);
+  for (size_t i = 0; i < visits.size(); ++i) {
+    if (visits[i] < min_visits) continue;
+    const double lcb = lower_confidence_bound(nodes_[edges[i].child]);
+    if (lcb > best_lcb) best = static_cast<int>(i), best_lcb = lcb;
+  }
+  return best;
+}
+
 RootStats SearchTree::root_stats() const {
   const Node& root = nodes_[0];
   RootStats s;
@@ -272,10 +293,7 @@ std::vector<MoveStats> SearchTree::move_stats(int pv_length) const {
       m.utility = c.utility_sum / n;
       m.value = c.value_sum / n;
       m.score = c.score_sum / n;
-      if (c.visits > 1) {
-        const double variance = std::max(0.0, c.utility_sq_sum / n - m.utility * m.utility);
-        m.lcb = m.utility - params_.lcb_stdevs * std::sqrt(variance / (n - 1));
-      }
+      m.lcb = lower_confidence_bound(c);
     }
     // Principal variation: follow the most visited child.
     m.pv.push_back(e.move);
@@ -440,7 +458,8 @@ int SearchTree::choose_move(double temperature) {
   for (int i = 1; i < root.num_edges; ++i) {
     if (visits[i] > visits[best] || (visits[i] == visits[best] && edges[i].prior > edges[best].prior)) best = i;
   }
-  if (temperature <= 0 || visits[best] == 0) return edges[best].move;
+  if (visits[best] == 0) return edges[best].move;
+  if (temperature <= 0) return edges[params_.lcb_selection_share > 0 ? lcb_choice(visits, best) : best].move;
   // Sample with p ~ (N / N_max)^(1/T), computed in a numerically safe form.
   const double top = visits[best];
   std::vector<double> weight(root.num_edges);

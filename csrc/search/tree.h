@@ -106,7 +106,8 @@ class SearchTree {
   RootStats root_stats() const;
   std::vector<MoveStats> move_stats(int pv_length) const;
 
-  // argmax of visits when temperature <= 0, else sampled with p ~ N^(1/T),
+  // argmax of visits when temperature <= 0 (of the lower confidence bound
+  // among well-visited moves with lcb_selection_share > 0), else sampled with p ~ N^(1/T),
   // from the pruned counts when forced playouts are on. In Gumbel mode the
   // move is Gumbel's choice (the sampling is in the Gumbel noise) at any
   // temperature. With no visited move, the highest prior (or a uniformly
@@ -133,6 +134,11 @@ class SearchTree {
 
  private:
   int select_edge(int32_t node);
+  // utility - lcb_stdevs * standard error of a node's mean utility; -1e9 below two visits.
+  double lower_confidence_bound(const Node& n) const;
+  // The root edge with the best lower confidence bound among those with at
+  // least lcb_selection_share of the most visited one's visits (and two).
+  int lcb_choice(const std::vector<double>& visits, int most_visited) const;
   void backup(int32_t node, double utility, double value, double score);
   void undo_virtual_loss(int32_t node);
   void prepare_root();

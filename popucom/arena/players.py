@@ -25,15 +25,14 @@ class Player:
         cache_mb: float = 32.0,
         params: _core.SearchParams | None = None,
     ) -> None:
-        """params: the search settings of a model player (default: the core's play defaults);
-        its leaves_per_game is the arena's own (4 leaves per tree per batch)."""
+        """params: the search settings of a model player (default: the core's play defaults)."""
         self.name = name
         self.bot = _core.Bot(bot, seed=seed) if bot else None
         self.driver = None
         if evaluator is not None:
-            params = params or _core.SearchParams()
-            params.leaves_per_game = 4
-            self.driver = BatchedSearch(evaluator, num_games, params, cache_mb=cache_mb, seed=seed)
+            self.driver = BatchedSearch(
+                evaluator, num_games, params or _core.SearchParams(), cache_mb=cache_mb, seed=seed
+            )
             self.visits = visits
         elif self.bot is None:
             raise ValueError("a player needs a bot spec or an evaluator")

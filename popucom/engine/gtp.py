@@ -112,7 +112,13 @@ class Engine:
         self.bot = None if self.spec.is_network else _core.Bot(self.spec.source, seed=0)
         self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
         # One tree for the whole game, kept across both sides' moves (and reset by jumps).
-        self.search = GameSearch(self.evaluator, self.spec.search_params()) if self.evaluator is not None else None
+        self.search = (
+            GameSearch(
+                self.evaluator, self.spec.search_params(), leaves_per_step=self.spec.search.get("leaves_per_game")
+            )
+            if self.evaluator is not None
+            else None
+        )
         self.visits = self.spec.visits if self.bot is None else None
         self.seconds = seconds
         self.komi = komi

@@ -36,6 +36,7 @@ from .batched import BatchedSearch
 
 Callback = Callable[[AnalysisResult], None]
 UNLIMITED = 2**31 - 1
+SINGLE_GAME_LEAVES_PER_STEP = 16  # one tree, so the batch is its own leaves (virtual loss spreads them)
 
 
 class GameSearch:
@@ -45,14 +46,17 @@ class GameSearch:
         params: _core.SearchParams | None = None,
         cache_mb: float = 64.0,
         threads: int = 1,
-        leaves_per_step: int = 16,
+        leaves_per_step: int | None = None,
         seed: int = 0,
         pv_length: int = 10,
         max_ponder_visits: int = 1_000_000,
     ) -> None:
-        """threads: C++ tree-work threads (the network's threads are the evaluator's own budget)."""
+        """threads: C++ tree-work threads (the network's threads are the evaluator's own budget).
+        leaves_per_step: leaves per network call (SINGLE_GAME_LEAVES_PER_STEP if None): one
+        game's search needs several per call to batch at all, so params.leaves_per_game is
+        replaced by it."""
         params = params or _core.SearchParams()
-        params.leaves_per_game = leaves_per_step
+        params.leaves_per_game = leaves_per_step or SINGLE_GAME_LEAVES_PER_STEP
         self.driver = BatchedSearch(
             evaluator, num_games=1, params=params, cache_mb=cache_mb, threads=threads, seed=seed
         )

@@ -14,6 +14,7 @@ from popucom.arena.match import make_openings, play_match, read_records, summari
 from popucom.arena.players import DEFAULT_VISITS, Player, PlayerSpec, load_evaluator
 from popucom.arena.ratings import SPRT, colour_ratings, fit_bradley_terry, game_results, gap
 from popucom.infer import EvalOutput, TinyEvaluator
+from popucom.search.game_search import SINGLE_GAME_LEAVES_PER_STEP
 
 
 def test_arena_detects_a_real_difference() -> None:
@@ -159,10 +160,16 @@ def test_player_spec_search_options(tiny_model) -> None:
     evaluator = load_evaluator(spec)
     player = Player(spec.name, 2, evaluator=evaluator, visits=spec.visits, params=spec.search_params())
     assert player.driver.params.score_utility_weight == 0.25 and player.driver.params.leaves_per_game == 4
+    lcb = PlayerSpec.parse(f"{tiny_model}@lcb_selection_share=0.1,leaves_per_game=1")
+    player = Player(lcb.name, 2, evaluator=evaluator, visits=lcb.visits, params=lcb.search_params())
+    assert player.driver.params.lcb_selection_share == 0.1 and player.driver.params.leaves_per_game == 1
     from popucom.engine.gtp import Engine
 
     engine = Engine(f"{tiny_model}@score_utility_weight=0.5", visits=20, out=io.StringIO())
     assert engine.visits == 20 and engine.search.driver.params.score_utility_weight == 0.5
+    assert engine.search.driver.params.leaves_per_game == SINGLE_GAME_LEAVES_PER_STEP  # one tree batches its own
+    engine = Engine(f"{tiny_model}@leaves_per_game=3", visits=20, out=io.StringIO())
+    assert engine.search.driver.params.leaves_per_game == 3  # ... unless the spec says otherwise
 
 
 def test_arena_command_round_robin(tmp_path) -> None:
