@@ -7,8 +7,10 @@ Made for search-setting A/B tests: bench/strength.py plays a model with other se
 file. Each game of A is matched with B's game from the same opening with the same colour, so the
 opening's own difficulty cancels out: the difference of the paired scores has a far smaller
 standard error than the difference of two independent win rates. Reports the mean paired
-difference (B - A) with its standard error, overall and by colour, how many pairs B won, lost
-and tied, and the mean final margin of each (floors, from the player's side).
+difference (B - A) with its standard error, overall and by colour, how many pairs B won and
+lost, and the mean final margin of each (floors, from the player's side) with the paired
+margin difference: a less noisy signal than the result, which a one-floor win and a
+twenty-floor win share.
 """
 
 from __future__ import annotations
@@ -46,19 +48,30 @@ def summarize_pairs(pairs: list[tuple[float, float, int, int]]) -> dict:
     if n == 0:
         return {"pairs": 0}
     diffs = [b - a for a, b, _, _ in pairs]
-    mean = sum(diffs) / n
-    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else float("nan")
+    mean, se = mean_and_se(diffs)
+    margin_mean, margin_se = mean_and_se([mb - ma for _, _, ma, mb in pairs])
     return {
         "pairs": n,
         "score_a": round(sum(p[0] for p in pairs) / n, 4),
         "score_b": round(sum(p[1] for p in pairs) / n, 4),
         "difference": round(mean, 4),
-        "difference_se": round(math.sqrt(variance / n), 4) if n > 1 else None,
+        "difference_se": se if se is None else round(se, 4),
         "b_better": sum(d > 0 for d in diffs),
         "b_worse": sum(d < 0 for d in diffs),
         "margin_a": round(sum(p[2] for p in pairs) / n, 2),
         "margin_b": round(sum(p[3] for p in pairs) / n, 2),
+        "margin_difference": round(margin_mean, 2),
+        "margin_difference_se": margin_se if margin_se is None else round(margin_se, 2),
     }
+
+
+def mean_and_se(values: list[float]) -> tuple[float, float | None]:
+    """The mean and its standard error (None for a single value)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, None
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
 
 
 def paired_comparison(records: list[GameRecord], a: str, b: str, opponent: str) -> dict:

@@ -18,6 +18,7 @@ the defaults' games share a games file and are played on the same openings and s
 import argparse
 import json
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -177,6 +178,7 @@ def main() -> None:
         print(
             f"{name} vs {opponent_label}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
             f"in {time.perf_counter() - t:.0f} s",
+            file=sys.stderr,  # stdout is the one JSON line
             flush=True,
         )
     ratings = fit_bradley_terry(game_results(records), anchor="random", prior_elo=2000.0)

@@ -46,6 +46,7 @@ def test_games_pair_by_opening_and_colour() -> None:
     # margins from each player's side: A as Black -3 and +4, B as Black +1 and +4
     assert (black["margin_a"], black["margin_b"]) == (0.5, 2.5)
     assert (white["margin_a"], white["margin_b"]) == (3.5, 3.0)
+    assert black["margin_difference"] == 2.0 and black["margin_difference_se"] == pytest.approx(2.0)  # +4, 0
 
 
 def test_command_prints_one_json_line_and_names_a_missing_player(tmp_path: Path) -> None:
