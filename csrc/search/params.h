@@ -18,7 +18,7 @@
   X(int, leaves_per_game, 4, "leaves gathered per tree per batch step (virtual loss spreads them)")               \
   X(double, virtual_loss, 1.0, "each in-flight visit counts as this many losses")                                 \
   X(double, lcb_stdevs, 1.96, "z of the lower confidence bound (analysis, and LCB move selection)")               \
-  X(double, lcb_selection_share, 0.0,                                                                             \
+  X(double, lcb_selection_share, 0.1,                                                                             \
     "a move played at temperature 0 is the best LCB among moves with at least this share of the top visits "      \
     "(0: the most visited)")                                                                                      \
   X(int, gumbel_actions, 16, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")             \

@@ -15,7 +15,6 @@ from PySide6.QtCore import QObject, Signal
 
 from .. import _core
 from ..player_spec import PlayerSpec, load_evaluator
-from ..search.analysis import AnalysisResult
 from ..search.game_search import GameSearch
 from ..weights import newest_for_cpu
 
@@ -102,13 +101,11 @@ class SearchBridge(QObject):
             seconds=seconds,
             report_every_s=self.report_every_s,
             callback=lambda r: self.snapshot.emit(r, token),
-            on_done=lambda r: self.moveChosen.emit(self._best(gs, r), r, token),
+            # the tree's own choice (LCB among well-visited moves, as the engine and the arena
+            # play), which need not be the most visited move of the final snapshot
+            on_done=lambda r: self.moveChosen.emit(gs.choose_move(), r, token),
             on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token),
         )
-
-    @staticmethod
-    def _best(gs: GameSearch, result: AnalysisResult) -> int:
-        return result.best_move if result.best_move is not None else gs.choose_move()
 
     def analyze(self, position: _core.Position, token: int) -> None:
         """Searches `position` until stopped, emitting snapshots."""
