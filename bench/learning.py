@@ -9,6 +9,11 @@ variants share the machine, each on its own threads) or wall time (`--budget wal
 
 Usage: python bench/learning.py [--minutes 60] [--root-search puct|gumbel] [--warm-start GAMES]
                                 [--threads 2] [--run-dir DIR] [--points 4] [--ladder-visits 100]
+                                [--model KEY=VALUE ...]
+
+--model changes the network of the preset (a ModelConfig field: bool, int or float), for
+architecture ablations at equal budget, e.g. `--model mhc=true --label mhc` against the
+preset as it is.
 """
 
 import argparse
@@ -23,9 +28,32 @@ from pathlib import Path
 from popucom.arena.ladder import Ladder, LadderConfig, LadderPoint
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
+from popucom.nn.config import ModelConfig
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import pipeline_preset
 from popucom.pipeline.warm_start import warm_start
+
+
+def model_overrides(items: list[str]) -> dict[str, bool | int | float]:
+    """`KEY=VALUE` settings of ModelConfig's bool, int and float fields, typed; ValueError naming
+    a bad one."""
+    kinds = {f.name: f.type if isinstance(f.type, str) else f.type.__name__ for f in dataclasses.fields(ModelConfig)}
+    settable = sorted(name for name, kind in kinds.items() if kind in ("bool", "int", "float"))
+    out: dict[str, bool | int | float] = {}
+    for item in items:
+        key, _, text = item.partition("=")
+        if key not in settable or not text:
+            raise ValueError(f"bad --model '{item}': want KEY=VALUE with KEY one of {', '.join(settable)}")
+        try:
+            if kinds[key] == "bool":
+                if text.lower() not in ("true", "false"):
+                    raise ValueError
+                out[key] = text.lower() == "true"
+            else:
+                out[key] = int(text) if kinds[key] == "int" else float(text)
+        except ValueError:
+            raise ValueError(f"bad --model '{item}': {text!r} is not a {kinds[key]}") from None
+    return out
 
 
 def clock(kind: str) -> float:
@@ -47,13 +75,19 @@ def main() -> None:
     parser.add_argument("--ladder-visits", type=int, default=100)
     parser.add_argument("--ladder-games", type=int, default=64)
     parser.add_argument("--label", default="")
+    parser.add_argument("--model", action="append", default=[], metavar="KEY=VALUE", help="network setting")
     args = parser.parse_args()
+    try:
+        overrides = model_overrides(args.model)
+        model = dataclasses.replace(pipeline_preset(args.preset).model, **overrides)
+    except ValueError as e:
+        raise SystemExit(f"learning: {e}") from None
 
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     run = args.run_dir or Path(tempfile.mkdtemp(prefix="popucom-learning-"))
     run.mkdir(parents=True, exist_ok=True)
     # The ladder runs after the budget, not inside it.
-    config = pipeline_preset(args.preset, seed=args.seed, inference_threads=args.threads, ladder=None)
+    config = pipeline_preset(args.preset, seed=args.seed, inference_threads=args.threads, ladder=None, model=model)
     if args.root_search:
         selfplay = dataclasses.replace(config.selfplay, root_search=args.root_search)
         config = dataclasses.replace(config, selfplay=selfplay)
@@ -111,7 +145,9 @@ def main() -> None:
             lambda model=model: load_evaluator(model, threads=args.threads),
         )
     ratings = ladder.refit()
-    label = args.label or f"{config.selfplay.root_search}{' warm' if warm else ''}"
+    label = (
+        args.label or f"{config.selfplay.root_search}{' warm' if warm else ''}{''.join(f' {m}' for m in args.model)}"
+    )
     ladder.plot(ratings, title=f"learning benchmark: {label}, {args.minutes:g} {args.budget} minutes")
     points = []
     for p in ladder.points():
@@ -137,6 +173,7 @@ def main() -> None:
                 "budget_minutes": args.minutes,
                 "budget_kind": args.budget,
                 "root_search": config.selfplay.root_search,
+                "model_overrides": overrides,
                 "warm_start": warm,
                 "threads": args.threads,
                 "iterations": history[-1]["iteration"],
