@@ -140,6 +140,7 @@ class SearchParams:
     virtual_loss: float
     lcb_stdevs: float
     lcb_selection_share: float
+    endgame_solve_plies: int
     gumbel_actions: int
     gumbel_c_visit: float
     gumbel_c_scale: float

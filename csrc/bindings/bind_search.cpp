@@ -12,6 +12,7 @@
 #include "../eval/features.h"
 #include "../search/bots.h"
 #include "../search/multi_search.h"
+#include "../search/solver.h"
 #include "common.h"
 
 namespace popucom {

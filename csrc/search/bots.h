@@ -64,11 +64,6 @@ class Bot {
 // Throws std::invalid_argument naming a bad spec.
 std::unique_ptr<Bot> make_bot(const std::string& spec, uint64_t seed);
 
-// Exact game value for the side to move (+1 win, 0 draw, -1 loss) by
-// alpha-beta over all continuations; throws std::invalid_argument if more
-// than max_plies moves remain (the search would take too long).
-int solve(const Position& p, int max_plies);
-
 }  // namespace popucom
 
 #endif  // POPUCOM_SEARCH_BOTS_H_

@@ -10,6 +10,7 @@
 #include "../tests/testing.h"
 #include "bots.h"
 #include "multi_search.h"
+#include "solver.h"
 
 using namespace popucom;
 
@@ -251,6 +252,48 @@ TEST(search, lcb_selection_plays_the_best_lower_bound_among_well_visited_moves) 
   // A share above 1 leaves only the most visited move.
   tree.mutable_params().lcb_selection_share = 1.5;
   CHECK_EQ(tree.choose_move(0), stats[0].move);
+}
+
+TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
+  // Black's last move: c5 alone wins. Three visits of a clueless evaluator
+  // cannot know; the solver can, and the search's own choice stands where it
+  // is as good as the best (a position lost whatever Black plays).
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SearchParams params;
+    params.endgame_solve_plies = 2;
+    SearchTree tree(params, seed);
+    tree.reset(endgame());
+    search_serial(tree, 3, uniform_evaluation);
+    CHECK_EQ(tree.choose_move(0), parse_square("c5"));
+    tree.mutable_params().endgame_solve_plies = 1;  // two plies left: too many for it
+    const int unsolved = tree.choose_move(0);
+    CHECK(unsolved >= 0 && unsolved < NUM_SQUARES);
+  }
+  // White's last move after Black's blunder: the search's choice stands when
+  // it is as good as the best, else the move played has the best result.
+  Position last = endgame();
+  last.play_unchecked(parse_square("e5"));
+  CHECK_EQ(plies_left(last), 1);
+  auto exact_after = [&](int move) {
+    Position next = last;
+    next.play_unchecked(move);
+    return -solve(next, 0);
+  };
+  int best_value = -1;
+  for (Bitboard legal = last.legal_moves(); legal.any();)
+    best_value = std::max(best_value, exact_after(legal.pop_lowest()));
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SearchParams params;
+    SearchTree plain(params, seed), solved(params, seed);
+    solved.mutable_params().endgame_solve_plies = 6;
+    plain.reset(last);
+    solved.reset(last);
+    search_serial(plain, 20, uniform_evaluation);
+    search_serial(solved, 20, uniform_evaluation);
+    const int own = plain.choose_move(0), played = solved.choose_move(0);
+    CHECK_EQ(exact_after(played), best_value);
+    if (exact_after(own) == best_value) CHECK_EQ(played, own);
+  }
 }
 
 TEST(search, bots_play_legal_moves_and_uct_beats_random) {

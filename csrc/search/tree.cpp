@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver.h"
+
 namespace popucom {
 
 namespace {
@@ -264,6 +266,26 @@ int SearchTree::lcb_choice(const std::vector<double>& visits, int most_visited) 
   return best;
 }
 
+int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) const {
+  const Node& root = nodes_[0];
+  const Edge* edges = &edges_[root.first_edge];
+  std::vector<int> exact(root.num_edges);
+  for (int i = 0; i < root.num_edges; ++i) {
+    Position next = root_position_;
+    next.play_unchecked(edges[i].move);
+    exact[i] = -solve(next, params_.endgame_solve_plies);
+  }
+  const int best_value = *std::max_element(exact.begin(), exact.end());
+  if (exact[choice] == best_value) return choice;
+  int pick = -1;
+  for (int i = 0; i < root.num_edges; ++i) {
+    if (exact[i] != best_value) continue;
+    if (pick < 0 || visits[i] > visits[pick] || (visits[i] == visits[pick] && edges[i].prior > edges[pick].prior))
+      pick = i;
+  }
+  return pick;
+}
+
 RootStats SearchTree::root_stats() const {
   const Node& root = nodes_[0];
   RootStats s;
@@ -459,7 +481,11 @@ int SearchTree::choose_move(double temperature) {
     if (visits[i] > visits[best] || (visits[i] == visits[best] && edges[i].prior > edges[best].prior)) best = i;
   }
   if (visits[best] == 0) return edges[best].move;
-  if (temperature <= 0) return edges[params_.lcb_selection_share > 0 ? lcb_choice(visits, best) : best].move;
+  if (temperature <= 0) {
+    const int choice = params_.lcb_selection_share > 0 ? lcb_choice(visits, best) : best;
+    const bool endgame = plies_left(root_position_) <= params_.endgame_solve_plies;
+    return edges[endgame ? endgame_choice(visits, choice) : choice].move;
+  }
   // Sample with p ~ (N / N_max)^(1/T), computed in a numerically safe form.
   const double top = visits[best];
   std::vector<double> weight(root.num_edges);

@@ -107,7 +107,8 @@ class SearchTree {
   std::vector<MoveStats> move_stats(int pv_length) const;
 
   // argmax of visits when temperature <= 0 (of the lower confidence bound
-  // among well-visited moves with lcb_selection_share > 0), else sampled with p ~ N^(1/T),
+  // among well-visited moves with lcb_selection_share > 0, and a move with the
+  // best exact result in the last endgame_solve_plies), else sampled with p ~ N^(1/T),
   // from the pruned counts when forced playouts are on. In Gumbel mode the
   // move is Gumbel's choice (the sampling is in the Gumbel noise) at any
   // temperature. With no visited move, the highest prior (or a uniformly
@@ -139,6 +140,9 @@ class SearchTree {
   // The root edge with the best lower confidence bound among those with at
   // least lcb_selection_share of the most visited one's visits (and two).
   int lcb_choice(const std::vector<double>& visits, int most_visited) const;
+  // `choice` if no root move has a better exact result (solver.h), else the
+  // most visited of those that have the best one.
+  int endgame_choice(const std::vector<double>& visits, int choice) const;
   void backup(int32_t node, double utility, double value, double score);
   void undo_virtual_loss(int32_t node);
   void prepare_root();
