@@ -296,6 +296,25 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
   }
 }
 
+TEST(search, endgame_solving_gives_up_on_a_position_too_big_to_solve) {
+  // Six plies left on an empty board: far past the budget, so the search's
+  // choice stands, and quickly.
+  const Position open = Position::from_parts(Bitboard(), Bitboard(), Bitboard(), Bitboard(), BLACK, 3, 3, 0);
+  uint64_t nodes = 0;
+  int value = 7;
+  CHECK(!solve_within(open, 1000, &nodes, &value));
+  CHECK_EQ(value, 7);
+  CHECK(nodes > 1000);
+  SearchParams params;
+  params.endgame_solve_plies = 6;
+  SearchTree solved(params, 3), plain(SearchParams(), 3);
+  solved.reset(open);
+  plain.reset(open);
+  search_serial(solved, 30, uniform_evaluation);
+  search_serial(plain, 30, uniform_evaluation);
+  CHECK_EQ(solved.choose_move(0), plain.choose_move(0));
+}
+
 TEST(search, bots_play_legal_moves_and_uct_beats_random) {
   int uct_wins = 0, greedy_wins = 0;
   for (int game = 0; game < 20; ++game) {

@@ -4,6 +4,8 @@
 #ifndef POPUCOM_SEARCH_SOLVER_H_
 #define POPUCOM_SEARCH_SOLVER_H_
 
+#include <cstdint>
+
 #include "../game/position.h"
 
 namespace popucom {
@@ -15,6 +17,11 @@ int plies_left(const Position& p);
 // alpha-beta over all continuations; throws std::invalid_argument if more
 // than max_plies moves remain (the search would take too long).
 int solve(const Position& p, int max_plies);
+
+// The same within a budget of positions visited: false (and *value untouched)
+// when the budget runs out first. *nodes counts the positions visited and
+// carries over between calls, so several solves can share one budget.
+bool solve_within(const Position& p, uint64_t max_nodes, uint64_t* nodes, int* value);
 
 }  // namespace popucom
 

@@ -270,10 +270,14 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   const Node& root = nodes_[0];
   const Edge* edges = &edges_[root.first_edge];
   std::vector<int> exact(root.num_edges);
+  uint64_t nodes = 0;
   for (int i = 0; i < root.num_edges; ++i) {
     Position next = root_position_;
     next.play_unchecked(edges[i].move);
-    exact[i] = -solve(next, params_.endgame_solve_plies);
+    // A set-up position with few plies left on an open board can be too big
+    // to solve: past the budget the search's choice stands.
+    if (!solve_within(next, ENDGAME_SOLVE_MAX_NODES, &nodes, &exact[i])) return choice;
+    exact[i] = -exact[i];
   }
   const int best_value = *std::max_element(exact.begin(), exact.end());
   if (exact[choice] == best_value) return choice;
