@@ -21,7 +21,7 @@
   X(double, lcb_selection_share, 0.1,                                                                             \
     "a move played at temperature 0 is the best LCB among moves with at least this share of the top visits "      \
     "(0: the most visited)")                                                                                      \
-  X(int, endgame_solve_plies, 0,                                                                                  \
+  X(int, endgame_solve_plies, 6,                                                                                  \
     "a move played at temperature 0 with at most this many plies left has the best exact result (alpha-beta): "   \
     "the search's choice if it has, else the most visited that has (0: off)")                                     \
   X(int, gumbel_actions, 16, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")             \
