@@ -296,15 +296,62 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
   }
 }
 
+namespace {
+
+// Plain minimax over win/draw/loss: the reference for the solver's pruning
+// and transposition table.
+int minimax(const Position& p) {
+  if (p.is_terminal()) {
+    const Result r = p.result();
+    if (r == Result::DRAW) return 0;
+    return (r == Result::BLACK_WIN) == (p.to_move() == BLACK) ? 1 : -1;
+  }
+  int best = -1;
+  for (Bitboard legal = p.legal_moves(); legal.any();) {
+    Position next = p;
+    next.play_unchecked(legal.pop_lowest());
+    best = std::max(best, -minimax(next));
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST(search, solver_with_its_table_matches_plain_minimax) {
+  Rng rng(2026);
+  int decided = 0;
+  for (int game = 0; game < 12; ++game) {
+    Position p;
+    while (plies_left(p) > 3 && !p.is_terminal()) {
+      const Bitboard legal = p.legal_moves();
+      p.play_unchecked(legal.select(static_cast<int>(rng.below(static_cast<uint32_t>(legal.count())))));
+    }
+    if (p.is_terminal()) continue;
+    Solver solver;  // one table for the position and all its children, as the endgame choice uses it
+    int value = 9;
+    CHECK(solver.solve(p, &value));
+    CHECK_EQ(value, minimax(p));
+    for (Bitboard legal = p.legal_moves(); legal.any();) {
+      Position next = p;
+      next.play_unchecked(legal.pop_lowest());
+      int child = 9;
+      CHECK(solver.solve(next, &child));
+      CHECK_EQ(child, minimax(next));
+    }
+    decided += value != 0;
+  }
+  CHECK(decided > 0);
+}
+
 TEST(search, endgame_solving_gives_up_on_a_position_too_big_to_solve) {
   // Six plies left on an empty board: far past the budget, so the search's
   // choice stands, and quickly.
   const Position open = Position::from_parts(Bitboard(), Bitboard(), Bitboard(), Bitboard(), BLACK, 3, 3, 0);
-  uint64_t nodes = 0;
+  Solver small_budget(1000);
   int value = 7;
-  CHECK(!solve_within(open, 1000, &nodes, &value));
+  CHECK(!small_budget.solve(open, &value));
   CHECK_EQ(value, 7);
-  CHECK(nodes > 1000);
+  CHECK(small_budget.nodes() > 1000);
   SearchParams params;
   params.endgame_solve_plies = 6;
   SearchTree solved(params, 3), plain(SearchParams(), 3);

@@ -5,6 +5,7 @@
 #define POPUCOM_SEARCH_SOLVER_H_
 
 #include <cstdint>
+#include <unordered_map>
 
 #include "../game/position.h"
 
@@ -13,15 +14,36 @@ namespace popucom {
 // Plies left in the game: both players' remaining moves.
 int plies_left(const Position& p);
 
-// Exact game value for the side to move (+1 win, 0 draw, -1 loss) by
-// alpha-beta over all continuations; throws std::invalid_argument if more
-// than max_plies moves remain (the search would take too long).
-int solve(const Position& p, int max_plies);
+// Win/draw/loss values (+1, 0, -1 for the side to move) by alpha-beta with a
+// transposition table (the last plies reach the same position by many move
+// orders), within a budget of positions visited that all its solves share.
+// The table is kept across solves, so a root and then its children cost
+// little more than the root. Not thread-safe.
+class Solver {
+ public:
+  explicit Solver(uint64_t max_nodes = UINT64_MAX) : max_nodes_(max_nodes) {}
 
-// The same within a budget of positions visited: false (and *value untouched)
-// when the budget runs out first. *nodes counts the positions visited and
-// carries over between calls, so several solves can share one budget.
-bool solve_within(const Position& p, uint64_t max_nodes, uint64_t* nodes, int* value);
+  // False (and *value untouched) when the budget runs out first.
+  bool solve(const Position& p, int* value);
+  uint64_t nodes() const { return nodes_; }
+
+ private:
+  enum class Bound : int8_t { EXACT, LOWER, UPPER };
+  struct Entry {
+    int8_t value;
+    Bound bound;
+  };
+  int negamax(const Position& p, int alpha, int beta);
+
+  uint64_t max_nodes_;
+  uint64_t nodes_ = 0;
+  std::unordered_map<uint64_t, Entry> table_;  // by Zobrist hash
+};
+
+// Exact game value for the side to move (+1 win, 0 draw, -1 loss); throws
+// std::invalid_argument if more than max_plies moves remain (the search would
+// take too long).
+int solve(const Position& p, int max_plies);
 
 }  // namespace popucom
 

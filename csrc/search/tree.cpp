@@ -267,27 +267,37 @@ int SearchTree::lcb_choice(const std::vector<double>& visits, int most_visited) 
 }
 
 int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) const {
+  // Only whether a move reaches the root's exact value matters, not each
+  // move's own value: solve the root, then `choice`, then the other moves
+  // most visited first, until one does. The solver's table carries over, so
+  // the moves cost little after the root.
   const Node& root = nodes_[0];
   const Edge* edges = &edges_[root.first_edge];
-  std::vector<int> exact(root.num_edges);
-  uint64_t nodes = 0;
-  for (int i = 0; i < root.num_edges; ++i) {
+  Solver solver(ENDGAME_SOLVE_MAX_NODES);
+  int best_value = 0;
+  // A set-up position with few plies left on an open board can be too big to
+  // solve: past the budget the search's choice stands.
+  if (!solver.solve(root_position_, &best_value)) return choice;
+  auto reaches_best = [&](int i, bool* ok) {
     Position next = root_position_;
     next.play_unchecked(edges[i].move);
-    // A set-up position with few plies left on an open board can be too big
-    // to solve: past the budget the search's choice stands.
-    if (!solve_within(next, ENDGAME_SOLVE_MAX_NODES, &nodes, &exact[i])) return choice;
-    exact[i] = -exact[i];
+    int value = 0;
+    *ok = solver.solve(next, &value);
+    return *ok && -value == best_value;
+  };
+  bool ok = true;
+  if (reaches_best(choice, &ok) || !ok) return choice;
+  std::vector<int> order(root.num_edges);
+  for (int i = 0; i < root.num_edges; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return visits[a] != visits[b] ? visits[a] > visits[b] : edges[a].prior > edges[b].prior;
+  });
+  for (int i : order) {
+    if (i == choice) continue;
+    if (reaches_best(i, &ok)) return i;
+    if (!ok) return choice;
   }
-  const int best_value = *std::max_element(exact.begin(), exact.end());
-  if (exact[choice] == best_value) return choice;
-  int pick = -1;
-  for (int i = 0; i < root.num_edges; ++i) {
-    if (exact[i] != best_value) continue;
-    if (pick < 0 || visits[i] > visits[pick] || (visits[i] == visits[pick] && edges[i].prior > edges[pick].prior))
-      pick = i;
-  }
-  return pick;
+  return choice;  // unreachable: some move has the root's value
 }
 
 RootStats SearchTree::root_stats() const {

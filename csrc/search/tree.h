@@ -71,11 +71,11 @@ struct RootStats {
   double utility = 0, value = 0, score = 0;  // side to move at the root
 };
 
-// Positions the endgame solver may visit for one move: a few tenths of a
-// second. The last six plies of real games solve in 7 ms (median; 0.2 s at
-// most, in 30 arena games); an open board set up with six plies left would
-// take hours.
-constexpr uint64_t ENDGAME_SOLVE_MAX_NODES = 5'000'000;
+// Positions the endgame solver may visit for one move (the root and the
+// moves checked, with one transposition table): about a second at most.
+// The last six plies of real games take far fewer; an open board set up
+// with six plies left would take hours.
+constexpr uint64_t ENDGAME_SOLVE_MAX_NODES = 10'000'000;
 
 class SearchTree {
  public:
