@@ -28,13 +28,11 @@ RESULT_VALUE = {1.0: 1, 0.5: 0, 0.0: -1}  # a player's game score as a win/draw/
 def first_inexact_move(record: GameRecord, player: str, plies: int) -> int | None:
     """The best exact value (+1/0/-1, player's side) at PLAYER's first move in the last PLIES
     plies whose exact value was below it, or None if every such move was exact."""
-    moves = _core.parse_record(record.moves)
     player_colour = _core.Color.BLACK if record.black == player else _core.Color.WHITE
     position = _core.Position()
-    for move in moves[: max(0, len(moves) - plies)]:
-        position = position.play(move)
-    for move in moves[max(0, len(moves) - plies) :]:
-        if position.to_move == player_colour:
+    # By the plies left, not the record's last moves: a game can end early (no legal move).
+    for move in _core.parse_record(record.moves):
+        if position.to_move == player_colour and sum(position.moves_left) <= plies:
             exact = {m: -_core.solve(position.play(m), plies) for m in position.legal_moves()}
             best = max(exact.values())
             if exact[move] < best:

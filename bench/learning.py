@@ -77,17 +77,17 @@ def main() -> None:
     parser.add_argument("--label", default="")
     parser.add_argument("--model", action="append", default=[], metavar="KEY=VALUE", help="network setting")
     args = parser.parse_args()
+    # The ladder (None) runs after the budget, not inside it.
     try:
         overrides = model_overrides(args.model)
-        model = dataclasses.replace(pipeline_preset(args.preset).model, **overrides)
-    except ValueError as e:
+        config = pipeline_preset(args.preset, seed=args.seed, inference_threads=args.threads, ladder=None)
+        config = dataclasses.replace(config, model=dataclasses.replace(config.model, **overrides))
+    except ValueError as e:  # a bad KEY=VALUE, or a network the config refuses (d_model not a multiple of heads)
         raise SystemExit(f"learning: {e}") from None
 
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     run = args.run_dir or Path(tempfile.mkdtemp(prefix="popucom-learning-"))
     run.mkdir(parents=True, exist_ok=True)
-    # The ladder runs after the budget, not inside it.
-    config = pipeline_preset(args.preset, seed=args.seed, inference_threads=args.threads, ladder=None, model=model)
     if args.root_search:
         selfplay = dataclasses.replace(config.selfplay, root_search=args.root_search)
         config = dataclasses.replace(config, selfplay=selfplay)

@@ -256,8 +256,7 @@ TEST(search, lcb_selection_plays_the_best_lower_bound_among_well_visited_moves) 
 
 TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
   // Black's last move: c5 alone wins. Three visits of a clueless evaluator
-  // cannot know; the solver can, and the search's own choice stands where it
-  // is as good as the best (a position lost whatever Black plays).
+  // cannot know; the solver can.
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     SearchParams params;
     params.endgame_solve_plies = 2;

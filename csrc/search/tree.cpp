@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -245,6 +246,11 @@ void SearchTree::add_root_noise() {
   }
 }
 
+bool SearchTree::ranks_above(const std::vector<double>& visits, int a, int b) const {
+  const Edge* edges = &edges_[nodes_[0].first_edge];
+  return visits[a] > visits[b] || (visits[a] == visits[b] && edges[a].prior > edges[b].prior);
+}
+
 double SearchTree::lower_confidence_bound(const Node& n) const {
   if (n.visits < 2) return -1e9;
   const double visits = n.visits;
@@ -278,24 +284,18 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   // A set-up position with few plies left on an open board can be too big to
   // solve: past the budget the search's choice stands.
   if (!solver.solve(root_position_, &best_value)) return choice;
-  auto reaches_best = [&](int i, bool* ok) {
+  // The moves in the order they are tried: `choice` first, then the rest by visits.
+  std::vector<int> order(root.num_edges);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ranks_above(visits, a, b); });
+  const auto at_choice = std::find(order.begin(), order.end(), choice);
+  std::rotate(order.begin(), at_choice, at_choice + 1);
+  for (int i : order) {
     Position next = root_position_;
     next.play_unchecked(edges[i].move);
     int value = 0;
-    *ok = solver.solve(next, &value);
-    return *ok && -value == best_value;
-  };
-  bool ok = true;
-  if (reaches_best(choice, &ok) || !ok) return choice;
-  std::vector<int> order(root.num_edges);
-  for (int i = 0; i < root.num_edges; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return visits[a] != visits[b] ? visits[a] > visits[b] : edges[a].prior > edges[b].prior;
-  });
-  for (int i : order) {
-    if (i == choice) continue;
-    if (reaches_best(i, &ok)) return i;
-    if (!ok) return choice;
+    if (!solver.solve(next, &value)) return choice;
+    if (-value == best_value) return i;
   }
   return choice;  // unreachable: some move has the root's value
 }
@@ -491,9 +491,8 @@ int SearchTree::choose_move(double temperature) {
   }
   const std::vector<double> visits = target_visits();
   int best = 0;
-  for (int i = 1; i < root.num_edges; ++i) {
-    if (visits[i] > visits[best] || (visits[i] == visits[best] && edges[i].prior > edges[best].prior)) best = i;
-  }
+  for (int i = 1; i < root.num_edges; ++i)
+    if (ranks_above(visits, i, best)) best = i;
   if (visits[best] == 0) return edges[best].move;
   if (temperature <= 0) {
     const int choice = params_.lcb_selection_share > 0 ? lcb_choice(visits, best) : best;

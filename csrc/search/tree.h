@@ -141,6 +141,8 @@ class SearchTree {
 
  private:
   int select_edge(int32_t node);
+  // Root edge a before b: more visits (of `visits`, per root edge), then the higher prior.
+  bool ranks_above(const std::vector<double>& visits, int a, int b) const;
   // utility - lcb_stdevs * standard error of a node's mean utility; -1e9 below two visits.
   double lower_confidence_bound(const Node& n) const;
   // The root edge with the best lower confidence bound among those with at
