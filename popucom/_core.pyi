@@ -141,6 +141,7 @@ class SearchParams:
     lcb_stdevs: float
     lcb_selection_share: float
     endgame_solve_plies: int
+    endgame_solve_max_nodes: int
     gumbel_actions: int
     gumbel_c_visit: float
     gumbel_c_scale: float

@@ -13,13 +13,16 @@ become part of the player's name, so records of different settings never mix.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import _core
 from .infer import factory as infer
 from .infer.contract import Evaluator
+from .search.game_search import GameSearch
 
 DEFAULT_VISITS = 100
 NETWORK_KINDS = ("onnx", "checkpoint", "plan")  # infer.model_kind's kinds
@@ -38,6 +41,7 @@ class PlayerSpec:
     source: str  # bot spec or file path
     visits: int = DEFAULT_VISITS
     search: SearchOverrides = field(default_factory=dict)
+    visits_given: bool = False  # the text said @visits=N (a caller's default must not replace it)
 
     @property
     def is_network(self) -> bool:
@@ -47,10 +51,22 @@ class PlayerSpec:
         """The core's default search settings with this spec's overrides applied."""
         return search_params(self.search)
 
+    def with_default_visits(self, visits: int) -> PlayerSpec:
+        """This model player searching `visits` a move, unless its text gave @visits=N."""
+        if self.visits_given or not self.is_network:
+            return self
+        return dataclasses.replace(self, name=model_player_name(self.source, visits, self.search), visits=visits)
+
+    def game_search(self, evaluator: Evaluator, **kwargs: Any) -> GameSearch:
+        """A one-game search with this spec's settings (its leaves_per_game, if given, as
+        the leaves per network call); kwargs go to GameSearch (threads, cache_mb, seed)."""
+        return GameSearch(evaluator, self.search_params(), leaves_per_step=self.search.get("leaves_per_game"), **kwargs)
+
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         base, _, options = text.partition("@")
         search = parse_search_options(options, f"player '{text}'") if options else {}
+        visits_given = "visits" in search
         visits = int(search.pop("visits", DEFAULT_VISITS))
         if is_bot(base):
             if options:
@@ -74,7 +90,12 @@ class PlayerSpec:
             ) from None
         if not path.exists():
             raise FileNotFoundError(f"player '{text}': no such file {path}")
-        return cls(f"{path.stem}@{visits}{search_suffix(search)}", kind, str(path), visits, search)
+        return cls(model_player_name(path, visits, search), kind, str(path), visits, search, visits_given)
+
+
+def model_player_name(path: str | Path, visits: int, search: SearchOverrides) -> str:
+    """A model player's name: its file's stem, visits and search overrides (model@200,KEY=V)."""
+    return f"{Path(path).stem}@{visits}{search_suffix(search)}"
 
 
 def parse_search_options(text: str, context: str) -> SearchOverrides:

@@ -353,7 +353,10 @@ TEST(search, endgame_solving_gives_up_on_a_position_too_big_to_solve) {
   CHECK(small_budget.nodes() > 1000);
   SearchParams params;
   params.endgame_solve_plies = 6;
-  SearchTree solved(params, 3), plain(SearchParams(), 3);
+  params.endgame_solve_max_nodes = 100000;
+  SearchParams no_solving;
+  no_solving.endgame_solve_plies = 0;
+  SearchTree solved(params, 3), plain(no_solving, 3);
   solved.reset(open);
   plain.reset(open);
   search_serial(solved, 30, uniform_evaluation);

@@ -279,7 +279,7 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   // the moves cost little after the root.
   const Node& root = nodes_[0];
   const Edge* edges = &edges_[root.first_edge];
-  Solver solver(ENDGAME_SOLVE_MAX_NODES);
+  Solver solver(static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1)));
   int best_value = 0;
   // A set-up position with few plies left on an open board can be too big to
   // solve: past the budget the search's choice stands.

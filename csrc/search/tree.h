@@ -71,12 +71,6 @@ struct RootStats {
   double utility = 0, value = 0, score = 0;  // side to move at the root
 };
 
-// Positions the endgame solver may visit for one move (the root and the
-// moves checked, with one transposition table): about a second at most.
-// The last six plies of real games take far fewer; an open board set up
-// with six plies left would take hours.
-constexpr uint64_t ENDGAME_SOLVE_MAX_NODES = 10'000'000;
-
 class SearchTree {
  public:
   enum class Descent { NEED_EVAL, RESOLVED, COLLISION };
@@ -150,7 +144,7 @@ class SearchTree {
   int lcb_choice(const std::vector<double>& visits, int most_visited) const;
   // `choice` if no root move has a better exact result (solver.h), else the
   // most visited of those that have the best one; `choice` too when solving
-  // the root takes more than ENDGAME_SOLVE_MAX_NODES positions.
+  // the root takes more than endgame_solve_max_nodes positions.
   int endgame_choice(const std::vector<double>& visits, int choice) const;
   void backup(int32_t node, double utility, double value, double score);
   void undo_virtual_loss(int32_t node);

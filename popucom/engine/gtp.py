@@ -21,8 +21,7 @@ from typing import BinaryIO, TextIO
 
 from .. import __version__, _core
 from ..limits import check_komi, check_seconds
-from ..player_spec import PlayerSpec, load_evaluator, search_suffix
-from ..search import GameSearch
+from ..player_spec import PlayerSpec, load_evaluator
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
 
@@ -105,20 +104,13 @@ class Engine:
         if visits is not None and visits < 1:
             raise ValueError(f"--visits must be at least 1, got {visits}")
         self.spec = PlayerSpec.parse(player)
-        spec_visits = any(o.startswith("visits=") for o in player.partition("@")[2].split(","))
-        if visits is not None and self.spec.is_network and not spec_visits:
+        if visits is not None:
             # --visits applies to any model player, `best` included (an @visits=N in the spec wins)
-            self.spec = PlayerSpec.parse(f"{self.spec.source}@visits={visits}{search_suffix(self.spec.search)}")
+            self.spec = self.spec.with_default_visits(visits)
         self.bot = None if self.spec.is_network else _core.Bot(self.spec.source, seed=0)
         self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
         # One tree for the whole game, kept across both sides' moves (and reset by jumps).
-        self.search = (
-            GameSearch(
-                self.evaluator, self.spec.search_params(), leaves_per_step=self.spec.search.get("leaves_per_game")
-            )
-            if self.evaluator is not None
-            else None
-        )
+        self.search = self.spec.game_search(self.evaluator) if self.evaluator is not None else None
         self.visits = self.spec.visits if self.bot is None else None
         self.seconds = seconds
         self.komi = komi

@@ -49,13 +49,7 @@ def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) 
         return Opponent(spec, bot=_core.Bot(player.source), description=f"bot {spec}")
     evaluator = load_evaluator(player, threads=network_threads)
     describe = getattr(evaluator, "describe", lambda: Path(player.source).name)()
-    search = GameSearch(
-        evaluator,
-        player.search_params(),
-        threads=search_threads,
-        cache_mb=64.0,
-        leaves_per_step=player.search.get("leaves_per_game"),
-    )
+    search = player.game_search(evaluator, threads=search_threads, cache_mb=64.0)
     return Opponent(spec, search=search, description=describe)
 
 

@@ -143,6 +143,11 @@ def test_player_spec_search_options(tiny_model) -> None:
     assert (params.score_utility_weight, params.root_noise, params.gumbel_actions) == (0.25, False, 8)
     assert params.c_puct == popucom._core.SearchParams().c_puct  # the rest stay the core's defaults
     assert PlayerSpec.parse(f"{tiny_model}@c_puct=2").visits == DEFAULT_VISITS
+    # A caller's visit count (the engine's --visits) replaces the default, never an @visits=N.
+    assert spec.visits_given and spec.with_default_visits(50) == spec
+    defaulted = PlayerSpec.parse(f"{tiny_model}@c_puct=2").with_default_visits(50)
+    assert not defaulted.visits_given and defaulted.visits == 50 and defaulted.name == "tiny@50,c_puct=2.0"
+    assert PlayerSpec.parse("greedy").with_default_visits(50).visits == DEFAULT_VISITS  # bots have no visits
     bad = {
         "nonsense=1": "bad option 'nonsense=1'",
         "c_puct": "bad option 'c_puct'",
