@@ -238,7 +238,10 @@ void def_multi_search_results(PyMultiSearch& cls) {
       .def(
           "choose_move",
           [](MultiSearch& ms, int g, double temperature) {
-            return ms.tree(checked_game(ms, g)).choose_move(temperature);
+            SearchTree& tree = ms.tree(checked_game(ms, g));
+            // An endgame move is solved exactly (up to about a second): other threads (a GUI) run on.
+            py::gil_scoped_release release;
+            return tree.choose_move(temperature);
           },
           py::arg("game"), py::arg("temperature") = 0.0)
       .def(

@@ -169,8 +169,15 @@ class AnalysisPanel(QWidget):
                 f"{100 * m['prior']:.1f}",
                 " ".join(_core.square_to_text(s) for s in pv),
             )
+            played = m["move"] == result.chosen
             for col, text in enumerate(cells):
-                self.table.setItem(row, col, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                if played:  # the AI's move (LCB, exact endgame) need not be the most visited
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                    item.setToolTip("the move the AI plays from this search")
+                self.table.setItem(row, col, item)
 
     def _hover(self, row: int, column: int) -> None:
         if 0 <= row < len(self.pvs):

@@ -28,6 +28,9 @@ class AnalysisResult:
     # The network's own win/draw/loss at the root (side to move), where the caller evaluated it:
     # the tree backs up win - loss only, so a draw share exists only for the raw evaluation.
     root_wdl: tuple[float, float, float] | None = None
+    # The move the search plays at temperature 0 (LCB among well-visited moves, exact in the
+    # endgame: SearchParams): it can differ from best_move, the most visited.
+    chosen: int | None = None
 
     @property
     def best_move(self) -> int | None:
@@ -43,6 +46,7 @@ def snapshot(search: _core.MultiSearch, started: float, pv_length: int = 10) -> 
         score=root["score"],
         moves=search.move_infos(0, pv_length),
         seconds=time.perf_counter() - started,
+        chosen=search.choose_move(0, 0.0) if root["visits"] > 0 else None,
     )
 
 

@@ -214,6 +214,15 @@ def test_ui_stays_responsive_during_a_long_search_and_shows_analysis(qtbot, tiny
     # Hovering a top move previews its principal variation on the board.
     window.panel._hover(0, 0)
     assert window.board.preview == window.panel.pvs[0]
+    # The move the AI would play is the one bold row (when it is among those listed). Drawn
+    # here, in the GUI thread, so no newer snapshot lands between the drawing and the check.
+    result, table = window.latest, window.panel.table
+    window.panel.show_result(result, window.tree.current.position.to_move)
+    chosen = _core.square_to_text(result.chosen)
+    listed = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert [text for r, text in enumerate(listed) if table.item(r, 0).font().bold()] == (
+        [chosen] if chosen in listed else []
+    )
     window.panel.stop_button.click()
     assert not window.bridge.busy
 

@@ -15,6 +15,8 @@ def test_tree_is_kept_across_moves_and_reset_on_a_jump() -> None:
     gs = GameSearch(TinyEvaluator())
     first = gs.search(visits=400)
     assert first.visits >= 400
+    # The snapshot says which move the search would play (LCB, exact endgame), as choose_move does.
+    assert first.chosen == gs.choose_move() and first.chosen in [m["move"] for m in first.moves]
     best = first.moves[0]
     gs.play(best["move"])
     assert gs.visits == best["visits"] > 0  # the chosen move's subtree survived
