@@ -22,6 +22,7 @@ from typing import BinaryIO, TextIO
 from .. import __version__, _core
 from ..limits import check_komi, check_seconds
 from ..player_spec import PlayerSpec, load_evaluator
+from ..search.analysis import AnalysisResult
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
 
@@ -85,6 +86,23 @@ def frame(head: str, text: str) -> str:
     if text.startswith("\n") and body:  # multi-line replies such as showboard start on their own line
         return f"{head}\n{body}\n\n"
     return f"{head} {body}\n\n" if body else f"{head}\n\n"
+
+
+def analysis_line(result: AnalysisResult, most: int = 10) -> str:
+    """One streamed analysis line: up to `most` searched moves, the move the engine would play
+    first (`order 0`, as KataGo's analysis marks it; LCB and exact endgames make it differ from
+    the most visited at times), then the rest most visited first."""
+    moves = [m for m in result.moves if m["visits"] > 0]
+    moves.sort(key=lambda m: m["move"] != result.chosen)  # stable: the rest keep their visit order
+    parts = []
+    for order, m in enumerate(moves[:most]):
+        pv = " ".join(_core.square_to_text(s) for s in m["pv"])
+        parts.append(
+            f"info move {_core.square_to_text(m['move'])} visits {m['visits']} "
+            f"winrate {m['winrate']:.4f} scoreMean {m['score']:.2f} prior {m['prior']:.4f} "
+            f"lcb {max(m['lcb'], -1.0):.4f} order {order} pv {pv}"
+        )
+    return " ".join(parts)
 
 
 class Engine:
@@ -256,19 +274,10 @@ class Engine:
         position = self.game.position
         self.write(f"={ident}\n")
 
-        def report(result) -> None:
-            parts = []
-            for m in result.moves[:10]:
-                if m["visits"] == 0:
-                    continue
-                pv = " ".join(_core.square_to_text(s) for s in m["pv"])
-                parts.append(
-                    f"info move {_core.square_to_text(m['move'])} visits {m['visits']} "
-                    f"winrate {m['winrate']:.4f} scoreMean {m['score']:.2f} prior {m['prior']:.4f} "
-                    f"lcb {max(m['lcb'], -1.0):.4f} pv {pv}"
-                )
-            if parts and not stop.is_set():
-                self.write(" ".join(parts) + "\n")
+        def report(result: AnalysisResult) -> None:
+            line = analysis_line(result)
+            if line and not stop.is_set():
+                self.write(line + "\n")
 
         self.search.set_position(position)
         self.search.ponder(callback=report, report_every_s=max(interval, 0.05))

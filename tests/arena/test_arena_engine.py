@@ -302,6 +302,21 @@ def tiny_model(tmp_path_factory):
     return export_onnx(PopucomNet(preset("tiny")).eval(), tmp_path_factory.mktemp("m") / "tiny.onnx")
 
 
+def test_analysis_line_puts_the_move_it_would_play_first() -> None:
+    from popucom.engine.gtp import analysis_line
+    from popucom.search.analysis import AnalysisResult
+
+    def move(square: str, visits: int) -> dict:
+        at = popucom.parse_square(square)
+        return {"move": at, "visits": visits, "winrate": 0.5, "score": 0.0, "prior": 0.1, "lcb": 0.0, "pv": [at]}
+
+    moves = [move("e5", 90), move("d4", 80), move("c3", 10), move("b2", 0)]
+    line = analysis_line(AnalysisResult(180, 0.5, 0.0, 0.0, moves, chosen=popucom.parse_square("d4")))
+    listed = [(part.split()[0], part.split(" order ")[1].split()[0]) for part in line.split("info move ")[1:]]
+    assert listed == [("d4", "0"), ("e5", "1"), ("c3", "2")]  # unvisited moves are left out
+    assert analysis_line(AnalysisResult(0, 0.5, 0.0, 0.0, [move("e5", 0)])) == ""
+
+
 def test_engine_streams_analysis_until_the_next_command(tiny_model) -> None:
     engine = GtpClient("--player", str(tiny_model), "--visits", "32")
     try:
@@ -310,6 +325,8 @@ def test_engine_streams_analysis_until_the_next_command(tiny_model) -> None:
         assert engine.proc.stdout.readline().strip() == "="
         info = engine.proc.stdout.readline()
         assert info.startswith("info move ") and " visits " in info and " winrate " in info and " pv " in info
+        orders = [int(part.split(" order ")[1].split()[0]) for part in info.split("info move ")[1:]]
+        assert orders == list(range(len(orders)))  # the move it would play first, as order 0
         time.sleep(0.3)
         engine.send("name")  # any command stops the analysis
         lines = []
