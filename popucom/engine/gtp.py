@@ -218,8 +218,8 @@ class Engine:
             move = self.bot.select_move(position)
         else:
             self.search.set_position(position)
-            self.search.search(visits=None if self.seconds else self.visits, seconds=self.seconds)
-            move = self.search.choose_move()
+            result = self.search.search(visits=None if self.seconds else self.visits, seconds=self.seconds)
+            move = self.search.move_to_play(result)
         self.game.play(move)
         return _core.square_to_text(move)
 

@@ -97,7 +97,7 @@ class SearchBridge(QObject):
             callback=lambda r: self.snapshot.emit(r, token),
             # the tree's own choice (LCB among well-visited moves, as the engine and the arena
             # play), which need not be the most visited move of the final snapshot
-            on_done=lambda r: self.moveChosen.emit(gs.choose_move(), r, token),
+            on_done=lambda r: self.moveChosen.emit(gs.move_to_play(r), r, token),
             on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token),
         )
 

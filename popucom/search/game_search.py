@@ -232,3 +232,9 @@ class GameSearch:
     def choose_move(self, temperature: float = 0.0) -> int:
         with self._lock:
             return self.driver.search.choose_move(0, temperature)
+
+    def move_to_play(self, result: AnalysisResult) -> int:
+        """The move to play after a search that ended with `result`: the choice its snapshot
+        already made (an endgame solve is not repeated), else, for a search that ended before
+        its first visit, choose_move's."""
+        return result.chosen if result.chosen is not None else self.choose_move()

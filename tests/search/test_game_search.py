@@ -1,5 +1,6 @@
 """GameSearch (one game's tree kept across both players' moves) and the inference factory."""
 
+import dataclasses
 import threading
 import time
 
@@ -17,6 +18,8 @@ def test_tree_is_kept_across_moves_and_reset_on_a_jump() -> None:
     assert first.visits >= 400
     # The snapshot says which move the search would play (LCB, exact endgame), as choose_move does.
     assert first.chosen == gs.choose_move() and first.chosen in [m["move"] for m in first.moves]
+    assert gs.move_to_play(first) == first.chosen
+    assert gs.move_to_play(dataclasses.replace(first, chosen=None)) == gs.choose_move()  # no snapshot choice
     best = first.moves[0]
     gs.play(best["move"])
     assert gs.visits == best["visits"] > 0  # the chosen move's subtree survived
