@@ -147,6 +147,7 @@ class SearchParams:
     gumbel_c_scale: float
     fields: list[str]
     def __init__(self) -> None: ...
+    def validate(self) -> None: ...
 
 class EvalCache:
     bytes_per_entry: int

@@ -113,6 +113,10 @@ def parse_search_options(text: str, context: str) -> SearchOverrides:
         options[key] = _parse_value(key, value, 1 if key == "visits" else getattr(defaults, key), context)
     if options.get("visits", 1) < 1:
         raise ValueError(f"{context}: visits must be at least 1, got {options['visits']}")
+    try:
+        search_params({key: value for key, value in options.items() if key != "visits"})
+    except ValueError as error:
+        raise ValueError(f"{context}: {error}") from None
     return options
 
 
@@ -134,10 +138,12 @@ def _parse_value(key: str, value: str, like: float | int | bool, context: str) -
 
 
 def search_params(overrides: SearchOverrides) -> _core.SearchParams:
-    """The core's default search settings with `overrides` (from parse_search_options) applied."""
+    """The core's default search settings with `overrides` (from parse_search_options) applied.
+    Raises ValueError naming a setting out of its range."""
     params = _core.SearchParams()
     for key, value in overrides.items():
         setattr(params, key, value)
+    params.validate()
     return params
 
 

@@ -93,11 +93,13 @@ void bind_search_params(py::module_& m) {
   py::class_<SearchParams> params(m, "SearchParams", "Search settings (see csrc/search/params.h for units).");
   params.def(py::init<>());
   std::vector<std::string> names;
-#define POPUCOM_BIND_FIELD(type, name, value, doc)       \
-  params.def_readwrite(#name, &SearchParams::name, doc); \
+#define POPUCOM_BIND_FIELD(type, name, value, lowest, highest, doc) \
+  params.def_readwrite(#name, &SearchParams::name, doc);            \
   names.push_back(#name);
   POPUCOM_SEARCH_PARAMS(POPUCOM_BIND_FIELD)
 #undef POPUCOM_BIND_FIELD
+  params.def("validate", &validate,
+             "Raises ValueError naming the first setting out of its range (the bounds are in csrc/search/params.h).");
   params.def_property_readonly_static("fields", [names](py::object) { return names; }, "Every field, in order.");
   params.def("__repr__", [names](const SearchParams& p) {
     const py::object self = py::cast(p);

@@ -37,7 +37,7 @@ MultiSearch::MultiSearch(int num_games, const SearchParams& params, std::shared_
                          uint64_t seed)
     : params_(params), cache_(std::move(cache)), pool_(std::max(1, threads)) {
   if (num_games < 1) throw std::invalid_argument("num_games must be at least 1");
-  if (params.leaves_per_game < 1) throw std::invalid_argument("leaves_per_game must be at least 1");
+  validate(params_);
   if (threads < 1) throw std::invalid_argument("threads must be at least 1");
   if (!cache_) cache_ = std::make_shared<EvalCache>(0);
   trees_.reserve(num_games);

@@ -4,39 +4,49 @@
 #ifndef POPUCOM_SEARCH_PARAMS_H_
 #define POPUCOM_SEARCH_PARAMS_H_
 
-// X(type, name, default, doc)
-#define POPUCOM_SEARCH_PARAMS(X)                                                                                  \
-  X(double, c_puct, 1.1, "exploration constant of PUCT")                                                          \
-  X(double, fpu_reduction, 0.2, "unvisited child's Q = parent Q - this * sqrt(visited prior mass)")               \
-  X(double, root_fpu_reduction, 0.0, "the same at the root (0: no reduction, as in self-play)")                   \
-  X(bool, root_noise, false, "default: Dirichlet noise on the root priors (a search's RootMode overrides it)")    \
-  X(double, dirichlet_alpha_total, 10.83, "alpha = this / number of legal moves (KataGo's scaling)")              \
-  X(double, dirichlet_epsilon, 0.25, "share of noise in the noisy root priors")                                   \
-  X(double, score_utility_weight, 0.0, "utility = (win - loss) + weight * tanh(score / score_utility_scale)")     \
-  X(double, score_utility_scale, 10.0, "floors")                                                                  \
-  X(double, forced_playouts_k, 0.0, "root children get at least sqrt(k * prior * N) visits (KataGo: 2; 0 = off)") \
-  X(int, leaves_per_game, 4, "leaves gathered per tree per batch step (virtual loss spreads them)")               \
-  X(double, virtual_loss, 1.0, "each in-flight visit counts as this many losses")                                 \
-  X(double, lcb_stdevs, 1.96, "z of the lower confidence bound (analysis, and LCB move selection)")               \
-  X(double, lcb_selection_share, 0.1,                                                                             \
-    "a move played at temperature 0 is the best LCB among moves with at least this share of the top visits "      \
-    "(0: the most visited)")                                                                                      \
-  X(int, endgame_solve_plies, 6,                                                                                  \
-    "a move played at temperature 0 with at most this many plies left has the best exact result (alpha-beta): "   \
-    "the search's choice if it has, else the most visited that has (0: off)")                                     \
-  X(int, endgame_solve_max_nodes, 10000000,                                                                       \
-    "positions the endgame solver may visit per move (~1 s); past it the search's choice stands")                 \
-  X(int, gumbel_actions, 16, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")             \
-  X(double, gumbel_c_visit, 50.0, "sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]")        \
-  X(double, gumbel_c_scale, 0.1, "see gumbel_c_visit")
+#include <cmath>
+
+// X(type, name, default, lowest, highest, doc): the bounds are inclusive and
+// checked by validate(), so a setting out of range is an error, never quietly clamped.
+#define POPUCOM_SEARCH_PARAMS(X)                                                                                     \
+  X(double, c_puct, 1.1, 0, HUGE_VAL, "exploration constant of PUCT")                                                \
+  X(double, fpu_reduction, 0.2, 0, HUGE_VAL, "unvisited child's Q = parent Q - this * sqrt(visited prior mass)")     \
+  X(double, root_fpu_reduction, 0.0, 0, HUGE_VAL, "the same at the root (0: no reduction, as in self-play)")         \
+  X(bool, root_noise, false, 0, 1, "default: Dirichlet noise on the root priors (a search's RootMode overrides it)") \
+  X(double, dirichlet_alpha_total, 10.83, 0.01, HUGE_VAL, "alpha = this / number of legal moves (KataGo's scaling)") \
+  X(double, dirichlet_epsilon, 0.25, 0, 1, "share of noise in the noisy root priors")                                \
+  X(double, score_utility_weight, 0.0, 0, HUGE_VAL,                                                                  \
+    "utility = (win - loss) + weight * tanh(score / score_utility_scale)")                                           \
+  X(double, score_utility_scale, 10.0, 0.01, HUGE_VAL, "floors")                                                     \
+  X(double, forced_playouts_k, 0.0, 0, HUGE_VAL,                                                                     \
+    "root children get at least sqrt(k * prior * N) visits (KataGo: 2; 0 = off)")                                    \
+  X(int, leaves_per_game, 4, 1, 1024, "leaves gathered per tree per batch step (virtual loss spreads them)")         \
+  X(double, virtual_loss, 1.0, 0, HUGE_VAL, "each in-flight visit counts as this many losses")                       \
+  X(double, lcb_stdevs, 1.96, 0, HUGE_VAL, "z of the lower confidence bound (analysis, and LCB move selection)")     \
+  X(double, lcb_selection_share, 0.1, 0, 1,                                                                          \
+    "a move played at temperature 0 is the best LCB among moves with at least this share of the top visits "         \
+    "(0: the most visited)")                                                                                         \
+  X(int, endgame_solve_plies, 6, 0, HUGE_VAL,                                                                        \
+    "a move played at temperature 0 with at most this many plies left has the best exact result (alpha-beta): "      \
+    "the search's choice if it has, else the most visited that has (0: off)")                                        \
+  X(int, endgame_solve_max_nodes, 10000000, 1, HUGE_VAL,                                                             \
+    "positions the endgame solver may visit per move (~1 s); past it the search's choice stands")                    \
+  X(int, gumbel_actions, 16, 1, HUGE_VAL, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")   \
+  X(double, gumbel_c_visit, 50.0, 0, HUGE_VAL,                                                                       \
+    "sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]")                                         \
+  X(double, gumbel_c_scale, 0.1, 0, HUGE_VAL, "see gumbel_c_visit")
 
 namespace popucom {
 
 struct SearchParams {
-#define POPUCOM_DECLARE_FIELD(type, name, value, doc) type name = value;
+#define POPUCOM_DECLARE_FIELD(type, name, value, lowest, highest, doc) type name = value;
   POPUCOM_SEARCH_PARAMS(POPUCOM_DECLARE_FIELD)
 #undef POPUCOM_DECLARE_FIELD
 };
+
+// Throws std::invalid_argument naming the first field outside its bounds (NaN
+// is outside every bound).
+void validate(const SearchParams& params);
 
 }  // namespace popucom
 

@@ -364,6 +364,23 @@ TEST(search, endgame_solving_gives_up_on_a_position_too_big_to_solve) {
   CHECK_EQ(solved.choose_move(0), plain.choose_move(0));
 }
 
+TEST(search, settings_out_of_range_are_refused) {
+  validate(SearchParams());  // the defaults are in range
+  SearchParams negative_budget;
+  negative_budget.endgame_solve_max_nodes = -5;
+  CHECK_THROWS(SearchTree(negative_budget, 1), std::invalid_argument);
+  SearchParams not_a_number;
+  not_a_number.c_puct = std::nan("");
+  CHECK_THROWS(validate(not_a_number), std::invalid_argument);
+  SearchParams no_leaves;
+  no_leaves.leaves_per_game = 0;
+  CHECK_THROWS(MultiSearch(2, no_leaves, nullptr, 1, 1), std::invalid_argument);
+  SearchParams edge;  // inclusive bounds
+  edge.dirichlet_epsilon = 1;
+  edge.lcb_selection_share = 0;
+  validate(edge);
+}
+
 TEST(search, bots_play_legal_moves_and_uct_beats_random) {
   int uct_wins = 0, greedy_wins = 0;
   for (int game = 0; game < 20; ++game) {

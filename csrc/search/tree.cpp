@@ -21,7 +21,10 @@ RootMode default_mode(const SearchParams& params) {
 
 }  // namespace
 
-SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(params), rng_(seed) { reset(Position()); }
+SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(params), rng_(seed) {
+  validate(params_);
+  reset(Position());
+}
 
 void SearchTree::reset(const Position& root) {
   root_position_ = root;
@@ -279,7 +282,7 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   // the moves cost little after the root.
   const Node& root = nodes_[0];
   const Edge* edges = &edges_[root.first_edge];
-  Solver solver(static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1)));
+  Solver solver(static_cast<uint64_t>(params_.endgame_solve_max_nodes));
   int best_value = 0;
   // A set-up position with few plies left on an open board can be too big to
   // solve: past the budget the search's choice stands.

@@ -262,6 +262,12 @@ def test_search_params_declared_once_and_stubbed() -> None:
     assert all(f"{name}=" in text for name in fields) and len(fields) >= 15
     params.c_puct = 2.5
     assert "c_puct=2.5" in repr(params)
+    params.validate()
+    params.virtual_loss = -1.0  # out of range: refused by validate() and by every search built on it
+    with pytest.raises(ValueError, match="virtual_loss = -1 is out of range"):
+        params.validate()
+    with pytest.raises(ValueError, match="virtual_loss"):
+        popucom._core.MultiSearch(1, params)
     stub = ast.parse((Path(popucom.__file__).parent / "_core.pyi").read_text())
     cls = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "SearchParams")
     stubbed = [n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and n.target.id != "fields"]

@@ -1,0 +1,28 @@
+#include "params.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace popucom {
+
+namespace {
+
+// `value` as a double compares with both kinds of bound; NaN fails both tests.
+void check_bounds(const char* name, double value, double lowest, double highest) {
+  if (value >= lowest && value <= highest) return;
+  std::ostringstream message;
+  message << "SearchParams." << name << " = " << value << " is out of range: want " << lowest << " <= " << name;
+  if (highest != HUGE_VAL) message << " <= " << highest;
+  throw std::invalid_argument(message.str());
+}
+
+}  // namespace
+
+void validate(const SearchParams& params) {
+#define POPUCOM_CHECK_FIELD(type, name, value, lowest, highest, doc) \
+  check_bounds(#name, static_cast<double>(params.name), lowest, highest);
+  POPUCOM_SEARCH_PARAMS(POPUCOM_CHECK_FIELD)
+#undef POPUCOM_CHECK_FIELD
+}
+
+}  // namespace popucom
