@@ -171,8 +171,12 @@ def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
         overrides["device"] = args.device
     if args.threads:
         overrides["inference_threads"] = args.threads
-    if args.gating:
-        overrides["evaluation"] = replace(base.evaluation, gating=True)
+    if args.gating or args.evaluate_every is not None:
+        # Gating evaluates every model; an --evaluate-every beside it is refused by EvalConfig.
+        evaluation: dict[str, object] = {"gating": True, "every": 1} if args.gating else {}
+        if args.evaluate_every is not None:
+            evaluation["every"] = _positive(args.evaluate_every, "--evaluate-every")
+        overrides["evaluation"] = replace(base.evaluation, **evaluation)
     selfplay = {
         name: value
         for name, value in (
@@ -423,6 +427,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="MINUTES",
         help="minutes of run time between strength-ladder points (preset default; may change on resume)",
+    )
+    p.add_argument(
+        "--evaluate-every",
+        type=int,
+        metavar="N",
+        help="without --gating, every N-th model plays the quick evaluation, against the model N "
+        "iterations older (preset default; may change on resume)",
     )
     p.add_argument(
         "--concurrent-games",

@@ -106,14 +106,23 @@ def stage_metrics(it: Iteration) -> dict:
     }
     append_metrics(run, line)
     log_tensorboard(run, k, selfplay, evaluation, it.results.get("ladder", {}))
-    rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}", {})
-    vs = evaluation.get("vs_previous", {})
     logger.info(
         f"[iter {k + 1}] done in {line['seconds']:.0f}s | self-play {selfplay.get('games', 0)} games "
         f"{selfplay.get('positions_per_s', 0):.0f} pos/s {selfplay.get('nn_evals_per_s', 0):.0f} evals/s "
-        f"(network {selfplay.get('eval_share', 0):.0%}) | loss {train.get('loss/total', float('nan')):.3f} | "
-        f"vs previous +{vs.get('a_wins', 0)}={vs.get('draws', 0)}-{vs.get('b_wins', 0)} | "
-        f"Elo vs {config.evaluation.baseline} {rating.get('elo', 0):+.0f} "
-        f"[{rating.get('low', 0):+.0f}, {rating.get('high', 0):+.0f}]"
+        f"(network {selfplay.get('eval_share', 0):.0%}) | loss {train.get('loss/total', float('nan')):.3f}"
+        f"{evaluation_summary(evaluation, k, config.evaluation.baseline)}"
     )
     return {}
+
+
+def evaluation_summary(evaluation: dict, k: int, baseline: str) -> str:
+    """The log line's evaluation part: empty for a model that played none."""
+    if not evaluation:
+        return ""
+    rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}", {})
+    vs = evaluation.get("vs_previous", {})
+    return (
+        f" | vs {evaluation.get('previous', 'previous')} +{vs.get('a_wins', 0)}={vs.get('draws', 0)}"
+        f"-{vs.get('b_wins', 0)} | Elo vs {baseline} {rating.get('elo', 0):+.0f} "
+        f"[{rating.get('low', 0):+.0f}, {rating.get('high', 0):+.0f}]"
+    )

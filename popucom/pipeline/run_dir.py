@@ -99,6 +99,8 @@ def _training_relevant(config: PipelineConfig) -> dict:
     fields["train"] = {k: v for k, v in fields["train"].items() if k not in _TRAIN_CHANGEABLE_ON_RESUME}
     if fields.get("ladder"):
         fields["ladder"] = {k: v for k, v in fields["ladder"].items() if k != "every_minutes"}
+    if not config.evaluation.gating:  # then the evaluation only informs: its schedule may change
+        fields["evaluation"] = {k: v for k, v in fields["evaluation"].items() if k != "every"}
     if config.replay_ratio <= 0:  # fixed steps per iteration: the iteration's size shapes training
         fields["games_per_iteration"] = config.games_per_iteration
     return fields
@@ -112,6 +114,8 @@ def with_machine_settings(config: PipelineConfig, source: PipelineConfig) -> Pip
     resolved = replace(config, selfplay=selfplay, train=train, **changed)
     if config.ladder is not None and source.ladder is not None:
         resolved = replace(resolved, ladder=replace(config.ladder, every_minutes=source.ladder.every_minutes))
+    if not config.evaluation.gating and not source.evaluation.gating:
+        resolved = replace(resolved, evaluation=replace(config.evaluation, every=source.evaluation.every))
     return resolved
 
 

@@ -17,17 +17,21 @@ logger = logging.getLogger(__name__)
 
 
 def stage_evaluate(it: Iteration) -> dict:
-    """Model k+1 against the previous model (with gating: the model self-play uses now) and
-    against the baseline bot; ratings over all evaluation games. With gating, the new model
-    replaces that one in self-play only if it passes the SPRT."""
+    """Model k+1 against the previous model (with gating: the model self-play uses now;
+    without: the model `evaluation.every` iterations older) and against the baseline bot;
+    ratings over all evaluation games. With gating, the new model replaces that one in
+    self-play only if it passes the SPRT. Without gating only every `evaluation.every`-th
+    model plays (the others record nothing)."""
     config, run, k, progress = it.config, it.run, it.k, it.progress
+    ev = config.evaluation
+    if (k + 1) % ev.every:
+        return {}
     path = run.evaluation(k + 1)
     if path.exists():
         return json.loads(path.read_text())
-    ev = config.evaluation
     openings = make_openings(ev.openings, ev.opening_plies, seed=config.seed + k)
     n = 2 * len(openings)
-    previous = best_model(config, run, k)
+    previous = best_model(config, run, k) if ev.gating else max(0, k + 1 - ev.every)
     new_name, old_name = f"model_{k + 1:04d}", f"model_{previous:04d}"
 
     def network(name: str, index: int) -> Player:

@@ -45,8 +45,13 @@ def test_gating_keeps_the_previous_model_when_the_new_one_fails(tmp_path, monkey
 
 
 def test_without_gating_the_newest_model_plays(tmp_path) -> None:
-    run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=2, progress=False)
+    tiny = pipeline_preset("tiny")
+    config = dataclasses.replace(tiny, evaluation=dataclasses.replace(tiny.evaluation, every=2))
+    run_pipeline(tmp_path, config, iterations=2, progress=False)
     assert selfplay_models(tmp_path, 1) == {"model_0001"}
+    # evaluation every 2nd model, against the model 2 iterations older
+    assert not (tmp_path / "eval" / "iter_0001.json").exists()
+    assert json.loads((tmp_path / "eval" / "iter_0002.json").read_text())["previous"] == "model_0000"
     # the ladder stage ran (every_minutes=0 in the tiny preset): points, ratings, curve, metrics
     ladder = tmp_path / "ladder"
     points = [json.loads(line) for line in (ladder / "points.jsonl").read_text().splitlines()]

@@ -52,6 +52,18 @@ def test_cli_new_run_defaults_to_the_cpu_preset(tmp_path) -> None:
     assert config_for(["--run-dir", str(tmp_path / "new")]) == pipeline_preset("cpu")
     with pytest.raises(ValueError, match="--ladder-every must be >= 0"):
         config_for(["--run-dir", str(tmp_path / "new"), "--ladder-every", "-5"])
+    with pytest.raises(ValueError, match="--evaluate-every must be a positive number"):
+        config_for(["--run-dir", str(tmp_path / "new"), "--evaluate-every", "0"])
+
+
+def test_the_evaluation_schedule_may_change_on_resume_unless_gating(tmp_path) -> None:
+    run = RunDir(tmp_path)
+    resolve_config(run, pipeline_preset("tiny"))
+    resolved = resolve_config(run, config_for(["--run-dir", str(tmp_path), "--evaluate-every", "10"]))
+    assert resolved.evaluation.every == 10 and PipelineConfig.load(run.config).evaluation.every == 10
+    assert config_for(["--run-dir", str(tmp_path / "gated"), "--gating"]).evaluation.every == 1
+    with pytest.raises(ValueError, match="must be 1 with gating"):
+        config_for(["--run-dir", str(tmp_path / "gated"), "--gating", "--evaluate-every", "3"])
 
 
 def test_a_run_moves_to_a_gpu_box_and_back(tmp_path) -> None:
