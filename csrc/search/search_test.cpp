@@ -292,6 +292,18 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
     const int own = plain.choose_move(0), played = solved.choose_move(0);
     CHECK_EQ(exact_after(played), best_value);
     if (exact_after(own) == best_value) CHECK_EQ(played, own);
+    // What a root's solve found is kept for that root (asked again, after more
+    // visits: the same exact answer) and forgotten when the root moves on.
+    SearchTree moved(params, seed);
+    moved.mutable_params().endgame_solve_plies = 6;
+    moved.reset(endgame());
+    search_serial(moved, 20, uniform_evaluation);
+    CHECK_EQ(moved.choose_move(0), parse_square("c5"));
+    search_serial(moved, 20, uniform_evaluation);
+    CHECK_EQ(moved.choose_move(0), parse_square("c5"));
+    moved.advance(parse_square("e5"));
+    search_serial(moved, 20, uniform_evaluation);
+    CHECK_EQ(exact_after(moved.choose_move(0)), best_value);
   }
 }
 

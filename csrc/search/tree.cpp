@@ -28,6 +28,7 @@ SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(para
 
 void SearchTree::reset(const Position& root) {
   root_position_ = root;
+  forget_endgame();
   nodes_.assign(1, Node());
   edges_.clear();
   mode_ = default_mode(params_);
@@ -278,15 +279,19 @@ int SearchTree::lcb_choice(const std::vector<double>& visits, int most_visited) 
 int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) const {
   // Only whether a move reaches the root's exact value matters, not each
   // move's own value: solve the root, then `choice`, then the other moves
-  // most visited first, until one does. The solver's table carries over, so
-  // the moves cost little after the root.
+  // most visited first, until one does. One solver per call: its table
+  // carries over, so the moves cost little after the root.
   const Node& root = nodes_[0];
   const Edge* edges = &edges_[root.first_edge];
   Solver solver(static_cast<uint64_t>(params_.endgame_solve_max_nodes));
-  int best_value = 0;
-  // A set-up position with few plies left on an open board can be too big to
-  // solve: past the budget the search's choice stands.
-  if (!solver.solve(root_position_, &best_value)) return choice;
+  if (!endgame_root_known_) {
+    // A set-up position with few plies left on an open board can be too big to
+    // solve: past the budget the search's choice stands.
+    endgame_root_ = solver.solve(root_position_, &endgame_root_value_) ? Exact::REACHES : Exact::GAVE_UP;
+    endgame_moves_.fill(Exact::UNKNOWN);
+    endgame_root_known_ = true;
+  }
+  if (endgame_root_ == Exact::GAVE_UP) return choice;
   // The moves in the order they are tried: `choice` first, then the rest by visits.
   std::vector<int> order(root.num_edges);
   std::iota(order.begin(), order.end(), 0);
@@ -294,13 +299,21 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   const auto at_choice = std::find(order.begin(), order.end(), choice);
   std::rotate(order.begin(), at_choice, at_choice + 1);
   for (int i : order) {
-    Position next = root_position_;
-    next.play_unchecked(edges[i].move);
-    int value = 0;
-    if (!solver.solve(next, &value)) return choice;
-    if (-value == best_value) return i;
+    const Exact exact = exact_move(edges[i].move, solver);
+    if (exact == Exact::GAVE_UP) return choice;
+    if (exact == Exact::REACHES) return i;
   }
   return choice;  // unreachable: some move has the root's value
+}
+
+SearchTree::Exact SearchTree::exact_move(int move, Solver& solver) const {
+  Exact& known = endgame_moves_[move];
+  if (known != Exact::UNKNOWN) return known;
+  Position next = root_position_;
+  next.play_unchecked(move);
+  int value = 0;
+  if (!solver.solve(next, &value)) return known = Exact::GAVE_UP;
+  return known = (-value == endgame_root_value_ ? Exact::REACHES : Exact::MISSES);
 }
 
 RootStats SearchTree::root_stats() const {
@@ -558,6 +571,7 @@ void SearchTree::advance(int move) {
   nodes_ = std::move(nodes);
   edges_ = std::move(edges);
   root_position_ = next;
+  forget_endgame();
   // The kept subtree's priors are raw; the next search sets its own mode.
   mode_ = default_mode(params_);
   root_noisy_ = false;

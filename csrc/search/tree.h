@@ -17,6 +17,7 @@
 #include "../game/position.h"
 #include "eval_cache.h"
 #include "params.h"
+#include "solver.h"
 
 namespace popucom {
 
@@ -126,7 +127,10 @@ class SearchTree {
   size_t num_edges() const { return edges_.size(); }
   Rng& rng() { return rng_; }
   const SearchParams& params() const { return params_; }
-  SearchParams& mutable_params() { return params_; }
+  SearchParams& mutable_params() {
+    forget_endgame();  // a new budget or horizon may solve what the old one did not
+    return params_;
+  }
 
   // Utility, value and score of an evaluation or a terminal position, from
   // the side to move's point of view.
@@ -146,6 +150,9 @@ class SearchTree {
   // most visited of those that have the best one; `choice` too when solving
   // the root takes more than endgame_solve_max_nodes positions.
   int endgame_choice(const std::vector<double>& visits, int choice) const;
+  // Whether root move `move` keeps the root's exact value (memoised), or GAVE_UP.
+  enum class Exact : int8_t { UNKNOWN, REACHES, MISSES, GAVE_UP };
+  Exact exact_move(int move, Solver& solver) const;
   void backup(int32_t node, double utility, double value, double score);
   void undo_virtual_loss(int32_t node);
   void prepare_root();
@@ -175,6 +182,16 @@ class SearchTree {
   std::vector<int> gumbel_considered_;  // root edge offsets still in the running
   double gumbel_phase_visits_ = 0;      // per-move visit count that ends the current phase
   int gumbel_phases_ = 1, gumbel_budget_ = 0;
+  // What endgame_choice has solved at this root (cleared when the root
+  // changes): analysis asks for the move to play ten times a second, and
+  // the exact results do not change with the visits. The solver is
+  // deterministic, so a budget run out stays run out. Not thread-safe, like
+  // the rest of a tree.
+  mutable bool endgame_root_known_ = false;
+  mutable Exact endgame_root_ = Exact::UNKNOWN;  // REACHES: solved; GAVE_UP: past the budget
+  mutable int endgame_root_value_ = 0;
+  mutable std::array<Exact, NUM_SQUARES> endgame_moves_{};
+  void forget_endgame() { endgame_root_known_ = false; }
 };
 
 }  // namespace popucom
