@@ -241,7 +241,9 @@ void def_multi_search_results(PyMultiSearch& cls) {
           "choose_move",
           [](MultiSearch& ms, int g, double temperature) {
             SearchTree& tree = ms.tree(checked_game(ms, g));
-            // An endgame move is solved exactly (up to about a second): other threads (a GUI) run on.
+            // An endgame move is solved exactly (up to about a second): other threads (a GUI) run
+            // on, but not on this search (the tree keeps what it solved).
+            ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
             py::gil_scoped_release release;
             return tree.choose_move(temperature);
           },

@@ -1,5 +1,6 @@
 #include "params.h"
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -7,9 +8,10 @@ namespace popucom {
 
 namespace {
 
-// `value` as a double compares with both kinds of bound; NaN fails both tests.
+// `value` as a double compares with both kinds of bound; NaN and infinities
+// are refused (an infinite c_puct makes NaN of every score).
 void check_bounds(const char* name, double value, double lowest, double highest) {
-  if (value >= lowest && value <= highest) return;
+  if (std::isfinite(value) && value >= lowest && value <= highest) return;
   std::ostringstream message;
   message << "SearchParams." << name << " = " << value << " is out of range: want " << lowest << " <= " << name;
   if (highest != HUGE_VAL) message << " <= " << highest;

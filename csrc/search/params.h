@@ -44,8 +44,8 @@ struct SearchParams {
 #undef POPUCOM_DECLARE_FIELD
 };
 
-// Throws std::invalid_argument naming the first field outside its bounds (NaN
-// is outside every bound).
+// Throws std::invalid_argument naming the first field outside its bounds or
+// not finite.
 void validate(const SearchParams& params);
 
 }  // namespace popucom

@@ -249,8 +249,8 @@ TEST(search, lcb_selection_plays_the_best_lower_bound_among_well_visited_moves) 
   CHECK_EQ(tree.choose_move(0), expected->move);
   tree.mutable_params().lcb_selection_share = 0;
   CHECK_EQ(tree.choose_move(0), stats[0].move);
-  // A share above 1 leaves only the most visited move.
-  tree.mutable_params().lcb_selection_share = 1.5;
+  // A share of 1 leaves only the most visited move.
+  tree.mutable_params().lcb_selection_share = 1;
   CHECK_EQ(tree.choose_move(0), stats[0].move);
 }
 
@@ -299,11 +299,15 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
     moved.reset(endgame());
     search_serial(moved, 20, uniform_evaluation);
     CHECK_EQ(moved.choose_move(0), parse_square("c5"));
+    const uint64_t solved_nodes = moved.endgame_nodes();
+    CHECK(solved_nodes > 0);
     search_serial(moved, 20, uniform_evaluation);
     CHECK_EQ(moved.choose_move(0), parse_square("c5"));
+    CHECK_EQ(moved.endgame_nodes(), solved_nodes);  // nothing solved again
     moved.advance(parse_square("e5"));
     search_serial(moved, 20, uniform_evaluation);
     CHECK_EQ(exact_after(moved.choose_move(0)), best_value);
+    CHECK(moved.endgame_nodes() > solved_nodes);  // a new root, solved anew
   }
 }
 

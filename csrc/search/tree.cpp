@@ -283,7 +283,8 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   // carries over, so the moves cost little after the root.
   const Node& root = nodes_[0];
   const Edge* edges = &edges_[root.first_edge];
-  Solver solver(static_cast<uint64_t>(params_.endgame_solve_max_nodes));
+  // mutable_params() may have set anything; a budget is at least one position.
+  Solver solver(static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1)));
   if (!endgame_root_known_) {
     // A set-up position with few plies left on an open board can be too big to
     // solve: past the budget the search's choice stands.
@@ -291,19 +292,25 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
     endgame_moves_.fill(Exact::UNKNOWN);
     endgame_root_known_ = true;
   }
-  if (endgame_root_ == Exact::GAVE_UP) return choice;
-  // The moves in the order they are tried: `choice` first, then the rest by visits.
-  std::vector<int> order(root.num_edges);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ranks_above(visits, a, b); });
-  const auto at_choice = std::find(order.begin(), order.end(), choice);
-  std::rotate(order.begin(), at_choice, at_choice + 1);
-  for (int i : order) {
-    const Exact exact = exact_move(edges[i].move, solver);
-    if (exact == Exact::GAVE_UP) return choice;
-    if (exact == Exact::REACHES) return i;
+  Exact result = endgame_root_;
+  if (result != Exact::GAVE_UP) {
+    // The moves in the order they are tried: `choice` first, then the rest by visits.
+    std::vector<int> order(root.num_edges);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ranks_above(visits, a, b); });
+    const auto at_choice = std::find(order.begin(), order.end(), choice);
+    std::rotate(order.begin(), at_choice, at_choice + 1);
+    for (int i : order) {
+      result = exact_move(edges[i].move, solver);
+      if (result == Exact::GAVE_UP) break;
+      if (result == Exact::REACHES) {
+        choice = i;
+        break;
+      }
+    }
   }
-  return choice;  // unreachable: some move has the root's value
+  endgame_nodes_ += solver.nodes();
+  return choice;
 }
 
 SearchTree::Exact SearchTree::exact_move(int move, Solver& solver) const {
@@ -311,9 +318,13 @@ SearchTree::Exact SearchTree::exact_move(int move, Solver& solver) const {
   if (known != Exact::UNKNOWN) return known;
   Position next = root_position_;
   next.play_unchecked(move);
+  const bool fresh = solver.nodes() == 0;
   int value = 0;
-  if (!solver.solve(next, &value)) return known = Exact::GAVE_UP;
-  return known = (-value == endgame_root_value_ ? Exact::REACHES : Exact::MISSES);
+  if (solver.solve(next, &value)) return known = (-value == endgame_root_value_ ? Exact::REACHES : Exact::MISSES);
+  // Past a budget the root's solve had shared, a later call's fresh solver
+  // may still succeed: only a fresh solver's give-up is final.
+  if (fresh) known = Exact::GAVE_UP;
+  return Exact::GAVE_UP;
 }
 
 RootStats SearchTree::root_stats() const {

@@ -127,6 +127,8 @@ class SearchTree {
   size_t num_edges() const { return edges_.size(); }
   Rng& rng() { return rng_; }
   const SearchParams& params() const { return params_; }
+  // Positions the endgame solver has visited for this tree so far (every root).
+  uint64_t endgame_nodes() const { return endgame_nodes_; }
   SearchParams& mutable_params() {
     forget_endgame();  // a new budget or horizon may solve what the old one did not
     return params_;
@@ -182,15 +184,15 @@ class SearchTree {
   std::vector<int> gumbel_considered_;  // root edge offsets still in the running
   double gumbel_phase_visits_ = 0;      // per-move visit count that ends the current phase
   int gumbel_phases_ = 1, gumbel_budget_ = 0;
-  // What endgame_choice has solved at this root (cleared when the root
-  // changes): analysis asks for the move to play ten times a second, and
-  // the exact results do not change with the visits. The solver is
-  // deterministic, so a budget run out stays run out. Not thread-safe, like
-  // the rest of a tree.
+  // What endgame_choice has solved at this root (cleared when the root or the
+  // settings change): analysis asks for the move to play ten times a second,
+  // and the exact results do not change with the visits. Not thread-safe,
+  // like the rest of a tree.
   mutable bool endgame_root_known_ = false;
   mutable Exact endgame_root_ = Exact::UNKNOWN;  // REACHES: solved; GAVE_UP: past the budget
   mutable int endgame_root_value_ = 0;
   mutable std::array<Exact, NUM_SQUARES> endgame_moves_{};
+  mutable uint64_t endgame_nodes_ = 0;
   void forget_endgame() { endgame_root_known_ = false; }
 };
 

@@ -59,6 +59,10 @@ def _search_params(overrides: dict) -> _core.SearchParams:
             raise ValueError(
                 f"self-play search setting {name}={value!r}: want a {type(getattr(params, name)).__name__}"
             ) from None
+    try:
+        params.validate()
+    except ValueError as e:
+        raise ValueError(f"self-play search setting: {e}") from None
     return params
 
 

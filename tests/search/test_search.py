@@ -268,6 +268,9 @@ def test_search_params_declared_once_and_stubbed() -> None:
         params.validate()
     with pytest.raises(ValueError, match="virtual_loss"):
         popucom._core.MultiSearch(1, params)
+    params.virtual_loss, params.c_puct = 1.0, float("inf")  # no upper bound, but finite
+    with pytest.raises(ValueError, match="c_puct = inf is out of range"):
+        params.validate()
     stub = ast.parse((Path(popucom.__file__).parent / "_core.pyi").read_text())
     cls = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "SearchParams")
     stubbed = [n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and n.target.id != "fields"]

@@ -103,6 +103,8 @@ def test_gumbel_selfplay_runs(tmp_path) -> None:
     assert stats.games == 6 and stats.positions > 0 and stats.noisy_full_searches == 0
     with pytest.raises(ValueError, match="root_search"):
         SelfPlayConfig(root_search="mcts")
+    with pytest.raises(ValueError, match="self-play search setting: SearchParams.leaves_per_game = 0"):
+        config.with_search(leaves_per_game=0)  # refused with the config, not in the first game
 
 
 def test_one_multisearch_shared_by_two_threads_is_refused_not_corrupted() -> None:
