@@ -36,8 +36,7 @@ bool make_evaluation(const Position& p, const float* logits, const float* wdl, f
 MultiSearch::MultiSearch(int num_games, const SearchParams& params, std::shared_ptr<EvalCache> cache, int threads,
                          uint64_t seed)
     : params_(params), cache_(std::move(cache)), pool_(std::max(1, threads)) {
-  if (num_games < 1) throw std::invalid_argument("num_games must be at least 1");
-  validate(params_);
+  if (num_games < 1) throw std::invalid_argument("num_games must be at least 1");  // its trees check params
   if (threads < 1) throw std::invalid_argument("threads must be at least 1");
   if (!cache_) cache_ = std::make_shared<EvalCache>(0);
   trees_.reserve(num_games);

@@ -285,15 +285,13 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   const Edge* edges = &edges_[root.first_edge];
   // mutable_params() may have set anything; a budget is at least one position.
   Solver solver(static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1)));
-  if (!endgame_root_known_) {
+  if (endgame_root_ == Exact::UNKNOWN) {
     // A set-up position with few plies left on an open board can be too big to
     // solve: past the budget the search's choice stands.
     endgame_root_ = solver.solve(root_position_, &endgame_root_value_) ? Exact::REACHES : Exact::GAVE_UP;
     endgame_moves_.fill(Exact::UNKNOWN);
-    endgame_root_known_ = true;
   }
-  Exact result = endgame_root_;
-  if (result != Exact::GAVE_UP) {
+  if (endgame_root_ == Exact::REACHES) {
     // The moves in the order they are tried: `choice` first, then the rest by visits.
     std::vector<int> order(root.num_edges);
     std::iota(order.begin(), order.end(), 0);
@@ -301,12 +299,9 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
     const auto at_choice = std::find(order.begin(), order.end(), choice);
     std::rotate(order.begin(), at_choice, at_choice + 1);
     for (int i : order) {
-      result = exact_move(edges[i].move, solver);
-      if (result == Exact::GAVE_UP) break;
-      if (result == Exact::REACHES) {
-        choice = i;
-        break;
-      }
+      const Exact exact = exact_move(edges[i].move, solver);
+      if (exact == Exact::REACHES) choice = i;
+      if (exact == Exact::REACHES || exact == Exact::GAVE_UP) break;
     }
   }
   endgame_nodes_ += solver.nodes();

@@ -188,12 +188,11 @@ class SearchTree {
   // settings change): analysis asks for the move to play ten times a second,
   // and the exact results do not change with the visits. Not thread-safe,
   // like the rest of a tree.
-  mutable bool endgame_root_known_ = false;
   mutable Exact endgame_root_ = Exact::UNKNOWN;  // REACHES: solved; GAVE_UP: past the budget
   mutable int endgame_root_value_ = 0;
   mutable std::array<Exact, NUM_SQUARES> endgame_moves_{};
   mutable uint64_t endgame_nodes_ = 0;
-  void forget_endgame() { endgame_root_known_ = false; }
+  void forget_endgame() { endgame_root_ = Exact::UNKNOWN; }
 };
 
 }  // namespace popucom
