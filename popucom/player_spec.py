@@ -23,10 +23,10 @@ from . import _core
 from .infer import factory as infer
 from .infer.contract import Evaluator
 from .search.game_search import GameSearch
+from .search.params import SearchOverrides, search_params
 
 DEFAULT_VISITS = 100
 NETWORK_KINDS = ("onnx", "checkpoint", "plan")  # infer.model_kind's kinds
-SearchOverrides = dict[str, float | int | bool]  # SearchParams field -> value
 
 
 def is_bot(text: str) -> bool:
@@ -113,10 +113,7 @@ def parse_search_options(text: str, context: str) -> SearchOverrides:
         options[key] = _parse_value(key, value, 1 if key == "visits" else getattr(defaults, key), context)
     if options.get("visits", 1) < 1:
         raise ValueError(f"{context}: visits must be at least 1, got {options['visits']}")
-    try:
-        search_params({key: value for key, value in options.items() if key != "visits"})
-    except ValueError as error:
-        raise ValueError(f"{context}: {error}") from None
+    search_params({key: value for key, value in options.items() if key != "visits"}, context)
     return options
 
 
@@ -135,16 +132,6 @@ def _parse_value(key: str, value: str, like: float | int | bool, context: str) -
     if not math.isfinite(number):
         raise ValueError(f"{context}: option {key}={value} is not a finite number")
     return number
-
-
-def search_params(overrides: SearchOverrides) -> _core.SearchParams:
-    """The core's default search settings with `overrides` (from parse_search_options) applied.
-    Raises ValueError naming a setting out of its range."""
-    params = _core.SearchParams()
-    for key, value in overrides.items():
-        setattr(params, key, value)
-    params.validate()
-    return params
 
 
 def search_suffix(overrides: SearchOverrides) -> str:

@@ -33,6 +33,7 @@ from ..data.shards import FIELDS, concat_samples, samples_from_game, write_shard
 from ..fileio import write_text_atomic
 from ..infer.contract import Evaluator
 from ..search import BatchedSearch
+from ..search.params import search_params
 from .komi import KomiSampler
 
 # Self-play's search settings where they differ from the C++ defaults (_core.SearchParams,
@@ -42,28 +43,7 @@ SELFPLAY_SEARCH: dict[str, float | int | bool] = {
     "score_utility_weight": 0.1,  # decided positions still rank moves by the margin
     "leaves_per_game": 2,
 }
-
-
-def _search_params(overrides: dict) -> _core.SearchParams:
-    """SearchParams with `overrides` set on top of the C++ defaults; ValueError naming a bad key or value."""
-    params = _core.SearchParams()
-    for name, value in overrides.items():
-        if name not in _core.SearchParams.fields:
-            raise ValueError(
-                f"self-play search setting {name!r} is not a SearchParams field "
-                f"({', '.join(_core.SearchParams.fields)})"
-            )
-        try:
-            setattr(params, name, value)
-        except TypeError:
-            raise ValueError(
-                f"self-play search setting {name}={value!r}: want a {type(getattr(params, name)).__name__}"
-            ) from None
-    try:
-        params.validate()
-    except ValueError as e:
-        raise ValueError(f"self-play search setting: {e}") from None
-    return params
+SETTING_CONTEXT = "self-play search setting"
 
 
 @dataclass(frozen=True)
@@ -86,11 +66,11 @@ class SelfPlayConfig:
     def __post_init__(self) -> None:
         if self.root_search not in ("puct", "gumbel"):
             raise ValueError(f"root_search must be 'puct' or 'gumbel', not {self.root_search!r}")
-        _search_params(self.search)  # a bad key or value fails here, not in the first game
+        search_params(self.search, SETTING_CONTEXT)  # a bad key or value fails here, not in the first game
 
     def search_params(self) -> _core.SearchParams:
         """The search settings of self-play: SearchParams' defaults with `search` set on top."""
-        return _search_params(self.search)
+        return search_params(self.search, SETTING_CONTEXT)
 
     def with_search(self, **overrides: float | int | bool) -> SelfPlayConfig:
         """This config with more search overrides, e.g. with_search(gumbel_actions=8)."""
@@ -108,7 +88,7 @@ class SelfPlayConfig:
             defaults = _core.SearchParams()
             search = {**SELFPLAY_SEARCH, **data.get("search", {})}
             for name, value in flat.items():
-                if getattr(_search_params({name: value}), name) == getattr(defaults, name):
+                if getattr(search_params({name: value}, SETTING_CONTEXT), name) == getattr(defaults, name):
                     search.pop(name, None)
                 else:
                     search[name] = value

@@ -275,3 +275,20 @@ def test_search_params_declared_once_and_stubbed() -> None:
     cls = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "SearchParams")
     stubbed = [n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and n.target.id != "fields"]
     assert stubbed == fields
+
+
+def test_search_params_from_overrides_names_what_is_wrong() -> None:
+    """One builder for every caller (player specs, self-play): overrides land on the core's
+    defaults, and an unknown name, a wrong type or an out-of-range value is an error that
+    starts with the caller's words."""
+    from popucom.search.params import search_params
+
+    params = search_params({"c_puct": 2.0, "leaves_per_game": 3})
+    assert (params.c_puct, params.leaves_per_game) == (2.0, 3)
+    assert params.virtual_loss == _core.SearchParams().virtual_loss
+    with pytest.raises(ValueError, match="^my context: 'cpuct' is not a search setting"):
+        search_params({"cpuct": 1.0}, "my context")
+    with pytest.raises(ValueError, match="^my context: leaves_per_game='two' is not of type int"):
+        search_params({"leaves_per_game": "two"}, "my context")
+    with pytest.raises(ValueError, match="^my context: .*virtual_loss = -1 is out of range"):
+        search_params({"virtual_loss": -1.0}, "my context")
