@@ -321,6 +321,18 @@ void bind_solver_and_benchmark(py::module_& m) {
   m.def("solve", &solve, py::arg("position"), py::arg("max_plies") = 6,
         "Exact value for the side to move (+1, 0, -1) by alpha-beta; refuses deep positions.");
   m.def(
+      "solve_counted",
+      [](const Position& p, int max_plies) {
+        SolveCount count;
+        {
+          py::gil_scoped_release release;
+          count = solve_counted(p, max_plies);
+        }
+        return py::make_tuple(count.value, count.nodes);
+      },
+      py::arg("position"), py::arg("max_plies") = 6,
+      "solve(), with the positions it visited: (value, nodes). For measuring the solver.");
+  m.def(
       "bench_serial_search",
       [](int visits, uint64_t seed) {
         SerialBenchResult result;

@@ -29,8 +29,9 @@
   X(int, endgame_solve_plies, 6, 0, HUGE_VAL,                                                                        \
     "a move played at temperature 0 with at most this many plies left has the best exact result (alpha-beta): "      \
     "the search's choice if it has, else the most visited that has (0: off)")                                        \
-  X(int, endgame_solve_max_nodes, 10000000, 1, HUGE_VAL,                                                             \
-    "positions the endgame solver may visit per move (~1 s); past it the search's choice stands")                    \
+  X(int, endgame_solve_max_nodes, 50000000, 1, HUGE_VAL,                                                             \
+    "positions the endgame solver may visit per move, the last ply's included (~1 s); past it the search's "         \
+    "choice stands")                                                                                                 \
   X(int, gumbel_actions, 16, 1, HUGE_VAL, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")   \
   X(double, gumbel_c_visit, 50.0, 0, HUGE_VAL,                                                                       \
     "sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]")                                         \

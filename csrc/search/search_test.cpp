@@ -335,9 +335,11 @@ int minimax(const Position& p) {
 TEST(search, solver_with_its_table_matches_plain_minimax) {
   Rng rng(2026);
   int decided = 0;
-  for (int game = 0; game < 12; ++game) {
-    Position p;
-    while (plies_left(p) > 3 && !p.is_terminal()) {
+  for (int game = 0; game < 24; ++game) {
+    // Komi on either side and 3 or 4 plies left, so the last move is Black's or White's.
+    Position p(static_cast<int32_t>(rng.below(9)) - 4);
+    const int stop_at = 3 + game % 2;
+    while (plies_left(p) > stop_at && !p.is_terminal()) {
       const Bitboard legal = p.legal_moves();
       p.play_unchecked(legal.select(static_cast<int>(rng.below(static_cast<uint32_t>(legal.count())))));
     }

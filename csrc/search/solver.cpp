@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +17,49 @@ constexpr int MIN_STORED_PLIES = 2;
 
 int plies_left(const Position& p) { return p.moves_left(BLACK) + p.moves_left(WHITE); }
 
+const Solver::Slot* Solver::find(uint64_t key) const {
+  if (slots_.empty()) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = key & mask, probe = 0; probe < MAX_PROBES; ++probe, i = (i + 1) & mask) {
+    if (!slots_[i].used) return nullptr;
+    if (slots_[i].key == key) return &slots_[i];
+  }
+  return nullptr;
+}
+
+void Solver::store(uint64_t key, int value, Bound bound) {
+  if (2 * (used_ + 1) > slots_.size() && slots_.size() < MAX_SLOTS) grow();
+  const size_t mask = slots_.size() - 1;
+  size_t i = key & mask;
+  for (int probe = 0; probe < MAX_PROBES && slots_[i].used && slots_[i].key != key; ++probe) i = (i + 1) & mask;
+  if (slots_[i].used && slots_[i].key != key) i = key & mask;  // a full run: replace its first entry
+  used_ += !slots_[i].used;
+  slots_[i] = Slot{key, static_cast<int8_t>(value), bound, true};
+}
+
+void Solver::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? MIN_SLOTS : 2 * old.size(), Slot());
+  used_ = 0;
+  for (const Slot& slot : old)
+    if (slot.used) store(slot.key, slot.value, slot.bound);
+}
+
+int Solver::last_move_value(const Position& p) {
+  // The game ends by the move limit after this move, so its result only grows
+  // with the floor lead the move leaves: the best lead decides, no search needed.
+  const int sign = p.to_move() == BLACK ? 1 : -1;
+  int best_lead = INT32_MIN;
+  for (Bitboard legal = p.legal_moves(); legal.any();) {
+    Position next = p;
+    next.play_unchecked(legal.pop_lowest());
+    ++nodes_;
+    best_lead = std::max(best_lead, sign * next.score());
+  }
+  const int64_t margin = static_cast<int64_t>(best_lead) + sign * static_cast<int64_t>(p.komi());
+  return margin > 0 ? 1 : margin < 0 ? -1 : 0;
+}
+
 int Solver::negamax(const Position& p, int alpha, int beta) {
   if (++nodes_ > max_nodes_) return OUT_OF_BUDGET;
   if (p.is_terminal()) {
@@ -23,13 +67,13 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
     if (r == Result::DRAW) return 0;
     return (r == Result::BLACK_WIN) == (p.to_move() == BLACK) ? 1 : -1;
   }
+  if (plies_left(p) == 1) return last_move_value(p);
   const int alpha_in = alpha;
-  if (const auto hit = table_.find(p.hash()); hit != table_.end()) {
-    const Entry e = hit->second;
-    if (e.bound == Bound::EXACT) return e.value;
-    if (e.bound == Bound::LOWER) alpha = std::max(alpha, static_cast<int>(e.value));
-    if (e.bound == Bound::UPPER) beta = std::min(beta, static_cast<int>(e.value));
-    if (alpha >= beta) return e.value;
+  if (const Slot* hit = find(p.hash())) {
+    if (hit->bound == Bound::EXACT) return hit->value;
+    if (hit->bound == Bound::LOWER) alpha = std::max(alpha, static_cast<int>(hit->value));
+    if (hit->bound == Bound::UPPER) beta = std::min(beta, static_cast<int>(hit->value));
+    if (alpha >= beta) return hit->value;
   }
   // Moves that leave the mover furthest ahead on floors first: the game is
   // decided by the floor count, so they are the likeliest to cut the search.
@@ -46,8 +90,7 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
   std::stable_sort(order.begin(), order.begin() + count, [&](int a, int b) { return lead[a] > lead[b]; });
   int best = -2;
   for (int k = 0; k < count; ++k) {
-    const Position& next = children[order[k]];
-    const int value = negamax(next, -beta, -alpha);
+    const int value = negamax(children[order[k]], -beta, -alpha);
     if (value == OUT_OF_BUDGET) return OUT_OF_BUDGET;
     best = std::max(best, -value);
     alpha = std::max(alpha, best);
@@ -55,29 +98,39 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
   }
   // Positions a ply from the end are cheaper to search again than to store:
   // leaving them out keeps the table dozens of times smaller than the search.
-  if (plies_left(p) >= MIN_STORED_PLIES) {
-    const Bound bound = best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT;
-    table_[p.hash()] = Entry{static_cast<int8_t>(best), bound};
-  }
+  if (plies_left(p) >= MIN_STORED_PLIES)
+    store(p.hash(), best, best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT);
   return best;
 }
 
 bool Solver::solve(const Position& p, int* value) {
-  const int v = negamax(p, -1, 1);
-  if (v == OUT_OF_BUDGET) return false;
-  *value = v;
+  // Two null-window probes, "is it a win?" and then "is it at least a draw?",
+  // visit fewer positions than one search with the full window (7% fewer at
+  // six plies left in arena games): a probe needs one refutation per node.
+  const int win = negamax(p, 0, 1);
+  if (win == OUT_OF_BUDGET) return false;
+  if (win >= 1) {
+    *value = 1;
+    return true;
+  }
+  const int draw = negamax(p, -1, 0);
+  if (draw == OUT_OF_BUDGET) return false;
+  *value = draw >= 0 ? 0 : -1;
   return true;
 }
 
-int solve(const Position& p, int max_plies) {
+SolveCount solve_counted(const Position& p, int max_plies) {
   const int remaining = plies_left(p);
   if (remaining > max_plies)
     throw std::invalid_argument("solve: " + std::to_string(remaining) +
                                 " moves remain, more than max_plies = " + std::to_string(max_plies));
   Solver solver;
-  int value = 0;
-  solver.solve(p, &value);
-  return value;
+  SolveCount count;
+  solver.solve(p, &count.value);
+  count.nodes = solver.nodes();
+  return count;
 }
+
+int solve(const Position& p, int max_plies) { return solve_counted(p, max_plies).value; }
 
 }  // namespace popucom

@@ -5,7 +5,7 @@
 #define POPUCOM_SEARCH_SOLVER_H_
 
 #include <cstdint>
-#include <unordered_map>
+#include <vector>
 
 #include "../game/position.h"
 
@@ -25,25 +25,49 @@ class Solver {
 
   // False (and *value untouched) when the budget runs out first.
   bool solve(const Position& p, int* value);
+  // Positions visited so far, the last ply's included.
   uint64_t nodes() const { return nodes_; }
 
  private:
   enum class Bound : int8_t { EXACT, LOWER, UPPER };
-  struct Entry {
-    int8_t value;
-    Bound bound;
+  // An open-addressing table keyed by Zobrist hash: a node-based map spent
+  // most of a deep solve allocating and chasing pointers. It doubles when
+  // half full, up to MAX_SLOTS; a new entry that finds its probe run full
+  // overwrites the run's first entry, which costs only a re-search.
+  struct Slot {
+    uint64_t key = 0;
+    int8_t value = 0;
+    Bound bound = Bound::EXACT;
+    bool used = false;
   };
+  static constexpr size_t MIN_SLOTS = size_t{1} << 12;
+  static constexpr size_t MAX_SLOTS = size_t{1} << 23;  // 128 MB
+  static constexpr int MAX_PROBES = 8;
+  const Slot* find(uint64_t key) const;
+  void store(uint64_t key, int value, Bound bound);
+  void grow();
+
   int negamax(const Position& p, int alpha, int beta);
+  // The exact value of a position with one ply left (the mover's last move).
+  int last_move_value(const Position& p);
 
   uint64_t max_nodes_;
   uint64_t nodes_ = 0;
-  std::unordered_map<uint64_t, Entry> table_;  // by Zobrist hash
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
 };
 
 // Exact game value for the side to move (+1 win, 0 draw, -1 loss); throws
 // std::invalid_argument if more than max_plies moves remain (the search would
 // take too long).
 int solve(const Position& p, int max_plies);
+
+// The same with the positions the solver visited, for measuring it.
+struct SolveCount {
+  int value = 0;
+  uint64_t nodes = 0;
+};
+SolveCount solve_counted(const Position& p, int max_plies);
 
 }  // namespace popucom
 

@@ -1,0 +1,96 @@
+"""The endgame solver's speed: positions visited and CPU seconds to solve positions with a
+given number of plies left: ONE JSON line.
+
+    python bench/solver.py [--plies 6 8] [--games 40] [--bot uct:200] [--games-file GAMES.jsonl]
+
+The positions are taken from games of BOT against itself after 2 random plies (seeded, so
+every run solves the same positions), or from a games file (bench/strength.py writes them),
+PLIES before each game's end. Reported per horizon: the positions, their exact values (as a
+string of + 0 -, so two builds can be checked to agree), the positions visited (the last
+ply's included, as the solver's budget counts them), the CPU seconds (process time, which
+other load on a shared machine disturbs far less than wall time) with the median and the
+slowest position, and positions visited per CPU second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+
+from popucom import _core
+from popucom.arena.match import read_records
+from popucom.benchmarks import machine_info
+
+
+def bot_game_moves(bot_spec: str, games: int, seed: int) -> list[list[int]]:
+    """Each game's moves: BOT against itself after 2 uniformly random plies."""
+    rng = random.Random(seed)
+    bot = _core.Bot(bot_spec)
+    records = []
+    for _ in range(games):
+        game = _core.Game(0)
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()) if len(game) < 2 else bot.select_move(game.position))
+        records.append(list(game.moves))
+    return records
+
+
+def position_before_end(moves: list[int], plies: int) -> _core.Position | None:
+    """The position with `plies` plies left in a game (None if the game ended earlier)."""
+    position = _core.Position()
+    for move in moves:
+        if sum(position.moves_left) == plies:
+            return position
+        position = position.play(move)
+    return position if sum(position.moves_left) == plies and not position.is_over else None
+
+
+def solve_all(positions: list[_core.Position], plies: int) -> dict:
+    values, nodes, seconds = [], [], []
+    for position in positions:
+        start = time.process_time()
+        value, visited = _core.solve_counted(position, plies)
+        seconds.append(time.process_time() - start)
+        values.append(value)
+        nodes.append(visited)
+    total = sum(seconds)
+    return {
+        "plies": plies,
+        "positions": len(positions),
+        "values": "".join("-0+"[v + 1] for v in values),
+        "nodes": sum(nodes),
+        "cpu_seconds": round(total, 3),
+        "median_ms": round(1000 * statistics.median(seconds), 2),
+        "slowest_s": round(max(seconds), 3),
+        "nodes_per_cpu_second": round(sum(nodes) / total) if total > 0 else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--plies", type=int, nargs="+", default=[6])
+    parser.add_argument("--games", type=int, default=40, help="bot games to take positions from")
+    parser.add_argument("--bot", default="uct:200")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--games-file", type=Path, help="take the positions from these games instead")
+    parser.add_argument("--limit", type=int, help="at most this many games of the file")
+    args = parser.parse_args()
+    if args.games_file:
+        games = [_core.parse_record(record.moves) for record in read_records(args.games_file)][: args.limit]
+        source = str(args.games_file)
+    else:
+        games = bot_game_moves(args.bot, args.games, args.seed)
+        source = f"{args.games} games of {args.bot} against itself, seed {args.seed}"
+    results = []
+    for plies in args.plies:
+        positions = [p for p in (position_before_end(moves, plies) for moves in games) if p is not None]
+        results.append(solve_all(positions, plies))
+    print(json.dumps({"benchmark": "solver", "source": source, "horizons": results, "machine": machine_info()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""bench/solver.py and _core.solve_counted: the endgame solver's speed benchmark."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from popucom import _core
+
+BENCH = Path(__file__).parents[2] / "bench" / "solver.py"
+SPEC = importlib.util.spec_from_file_location("solver_bench", BENCH)
+solver_bench = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(solver_bench)
+
+
+def test_solve_counted_agrees_with_solve_and_counts_positions() -> None:
+    games = solver_bench.bot_game_moves("greedy", 6, seed=5)
+    for moves in games:
+        position = solver_bench.position_before_end(moves, 4)
+        assert position is not None and sum(position.moves_left) == 4
+        value, nodes = _core.solve_counted(position, 4)
+        assert value == _core.solve(position, 4) and value in (-1, 0, 1)
+        # At least the root and one position per legal move at the last ply below it.
+        assert nodes > len(position.legal_moves())
+    with pytest.raises(ValueError, match="moves remain, more than max_plies"):
+        _core.solve_counted(_core.Position(), 6)
+
+
+def test_position_before_end_is_the_game_position_with_that_many_plies_left() -> None:
+    moves = solver_bench.bot_game_moves("random", 1, seed=9)[0]
+    position = solver_bench.position_before_end(moves, 3)
+    replayed = _core.Position()
+    for move in moves[: len(moves) - 3]:
+        replayed = replayed.play(move)
+    assert position is not None and position.hash == replayed.hash
+
+
+def test_bench_prints_one_json_line_with_values_and_rates() -> None:
+    out = subprocess.run(
+        [sys.executable, str(BENCH), "--games", "3", "--bot", "greedy", "--plies", "2", "4"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    lines = out.strip().splitlines()
+    assert len(lines) == 1
+    result = json.loads(lines[0])
+    assert [h["plies"] for h in result["horizons"]] == [2, 4]
+    for horizon in result["horizons"]:
+        assert horizon["positions"] == len(horizon["values"]) == 3
+        assert set(horizon["values"]) <= set("+0-") and horizon["nodes"] > 0
