@@ -11,7 +11,6 @@ namespace popucom {
 namespace {
 
 constexpr int OUT_OF_BUDGET = 2;  // outside the -1..1 range of game values
-constexpr int MIN_STORED_PLIES = 2;
 
 }  // namespace
 
@@ -96,10 +95,9 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
     alpha = std::max(alpha, best);
     if (alpha >= beta) break;
   }
-  // Positions a ply from the end are cheaper to search again than to store:
-  // leaving them out keeps the table dozens of times smaller than the search.
-  if (plies_left(p) >= MIN_STORED_PLIES)
-    store(p.hash(), best, best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT);
+  // Positions a ply from the end never get here (last_move_value), so the
+  // table holds only positions that cost a search to redo.
+  store(p.hash(), best, best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT);
   return best;
 }
 

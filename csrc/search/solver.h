@@ -30,10 +30,10 @@ class Solver {
 
  private:
   enum class Bound : int8_t { EXACT, LOWER, UPPER };
-  // An open-addressing table keyed by Zobrist hash: a node-based map spent
-  // most of a deep solve allocating and chasing pointers. It doubles when
-  // half full, up to MAX_SLOTS; a new entry that finds its probe run full
-  // overwrites the run's first entry, which costs only a re-search.
+  // An open-addressing table keyed by Zobrist hash, its entries in one array
+  // (a node-based map allocates each one). It doubles when half full, up to
+  // MAX_SLOTS; a new entry that finds its probe run full overwrites the run's
+  // first entry, which costs only a re-search.
   struct Slot {
     uint64_t key = 0;
     int8_t value = 0;
