@@ -52,3 +52,26 @@ def test_bench_prints_one_json_line_with_values_and_rates() -> None:
     for horizon in result["horizons"]:
         assert horizon["positions"] == len(horizon["values"]) == 3
         assert set(horizon["values"]) <= set("+0-") and horizon["nodes"] > 0
+
+
+def test_bench_takes_a_games_file_filtered_by_player(tmp_path: Path) -> None:
+    from popucom.arena.match import GameRecord, append_records
+    from popucom.data.records import outcome_fields
+
+    records = []
+    for seed, (black, white) in enumerate([("a", "b"), ("b", "a"), ("a", "c")]):
+        moves = solver_bench.bot_game_moves("greedy", 1, seed=seed)[0]
+        final = _core.Position()
+        for move in moves:
+            final = final.play(move)
+        fields = outcome_fields(final)
+        records.append(GameRecord(black, white, _core.format_record(moves), 0, **fields, opening_plies=2))
+    games_file = tmp_path / "games.jsonl"
+    append_records(games_file, records)
+    out = subprocess.run(
+        [sys.executable, str(BENCH), "--games-file", str(games_file), "--black", "a", "--plies", "4"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert json.loads(out)["horizons"][0]["positions"] == 2
