@@ -142,6 +142,8 @@ class SearchParams:
     lcb_selection_share: float
     endgame_solve_plies: int
     endgame_solve_max_nodes: int
+    leaf_solve_plies: int
+    leaf_solve_max_nodes: int
     gumbel_actions: int
     gumbel_c_visit: float
     gumbel_c_scale: float

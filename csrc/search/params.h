@@ -27,11 +27,16 @@
     "a move played at temperature 0 is the best LCB among moves with at least this share of the top visits "         \
     "(0: the most visited)")                                                                                         \
   X(int, endgame_solve_plies, 6, 0, HUGE_VAL,                                                                        \
-    "a move played at temperature 0 with at most this many plies left has the best exact result (alpha-beta): "      \
+    "a move played with at most this many plies left has the best exact result (alpha-beta), at any temperature: "   \
     "the search's choice if it has, else the most visited that has (0: off)")                                        \
   X(int, endgame_solve_max_nodes, 50000000, 1, HUGE_VAL,                                                             \
     "positions the endgame solver may visit per move, the last ply's included (~1 s); past it the search's "         \
     "choice stands")                                                                                                 \
+  X(int, leaf_solve_plies, 0, 0, HUGE_VAL,                                                                           \
+    "a new leaf (not the root) with at most this many plies left is solved exactly instead of evaluated: its "       \
+    "result and margin under best play, a terminal node from then on (0: off)")                                      \
+  X(int, leaf_solve_max_nodes, 200000, 1, HUGE_VAL,                                                                  \
+    "positions one leaf's solve may visit (~5 ms); past it the leaf goes to the network")                            \
   X(int, gumbel_actions, 16, 1, HUGE_VAL, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")   \
   X(double, gumbel_c_visit, 50.0, 0, HUGE_VAL,                                                                       \
     "sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]")                                         \

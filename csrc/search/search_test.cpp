@@ -264,6 +264,8 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
     tree.reset(endgame());
     search_serial(tree, 3, uniform_evaluation);
     CHECK_EQ(tree.choose_move(0), parse_square("c5"));
+    // A move sampled for variety (self-play) keeps the exact result too.
+    CHECK_EQ(tree.choose_move(1.0), parse_square("c5"));
     tree.mutable_params().endgame_solve_plies = 1;  // two plies left: too many for it
     const int unsolved = tree.choose_move(0);
     CHECK(unsolved >= 0 && unsolved < NUM_SQUARES);
@@ -283,6 +285,7 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
     best_value = std::max(best_value, exact_after(legal.pop_lowest()));
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     SearchParams params;
+    params.endgame_solve_plies = 0;
     SearchTree plain(params, seed), solved(params, seed);
     solved.mutable_params().endgame_solve_plies = 6;
     plain.reset(last);
@@ -313,22 +316,27 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
 
 namespace {
 
-// Plain minimax over win/draw/loss: the reference for the solver's pruning
-// and transposition table.
-int minimax(const Position& p) {
+// Plain minimax over (result, margin) pairs, compared as the side to move
+// prefers them: the reference for the solver's pruning and transposition table.
+std::pair<int, int> minimax_outcome(const Position& p) {
   if (p.is_terminal()) {
     const Result r = p.result();
-    if (r == Result::DRAW) return 0;
-    return (r == Result::BLACK_WIN) == (p.to_move() == BLACK) ? 1 : -1;
+    const int sign = p.to_move() == BLACK ? 1 : -1;
+    const int margin = static_cast<int>(sign * p.final_margin());
+    if (r == Result::DRAW) return {0, margin};
+    return {(r == Result::BLACK_WIN) == (sign == 1) ? 1 : -1, margin};
   }
-  int best = -1;
+  std::pair<int, int> best{-2, 0};
   for (Bitboard legal = p.legal_moves(); legal.any();) {
     Position next = p;
     next.play_unchecked(legal.pop_lowest());
-    best = std::max(best, -minimax(next));
+    const auto [value, margin] = minimax_outcome(next);
+    best = std::max(best, std::make_pair(-value, -margin));
   }
   return best;
 }
+
+int minimax(const Position& p) { return minimax_outcome(p).first; }
 
 }  // namespace
 
@@ -356,8 +364,56 @@ TEST(search, solver_with_its_table_matches_plain_minimax) {
       CHECK_EQ(child, minimax(next));
     }
     decided += value != 0;
+    // The full-window search: the same result, and the best margin that keeps it.
+    Solver fresh;
+    ExactOutcome outcome;
+    CHECK(fresh.solve_outcome(p, &outcome));
+    CHECK_EQ(outcome.value, value);
+    CHECK_EQ(outcome.margin, minimax_outcome(p).second);
+    CHECK(solver.solve_outcome(p, &outcome));  // after the probes' bounds in the table
+    CHECK_EQ(outcome.margin, minimax_outcome(p).second);
   }
   CHECK(decided > 0);
+}
+
+TEST(search, leaves_near_the_end_are_solved_not_evaluated) {
+  // Five plies left: with leaf solving every child of the root is a solved
+  // terminal node after one visit each, its value and score exact, and no
+  // leaf below the root needs the network.
+  Rng rng(7);
+  Position p(-2);
+  while (plies_left(p) > 5) {
+    const Bitboard legal = p.legal_moves();
+    p.play_unchecked(legal.select(static_cast<int>(rng.below(static_cast<uint32_t>(legal.count())))));
+  }
+  SearchParams params;
+  params.leaf_solve_plies = 4;
+  params.endgame_solve_plies = 0;
+  SearchTree tree(params, 5);
+  tree.reset(p);
+  int evaluations = 0;
+  const auto counting = [&](const Position& q, Rng& r, Evaluation* out) {
+    ++evaluations;
+    uniform_evaluation(q, r, out);
+  };
+  search_serial(tree, 400, counting);
+  CHECK_EQ(evaluations, 1);  // the root alone
+  for (const MoveStats& m : tree.move_stats(1)) {
+    Position next = p;
+    next.play_unchecked(m.move);
+    const auto [value, margin] = minimax_outcome(next);
+    CHECK_EQ(m.value, -value);
+    CHECK_EQ(m.score, -margin);
+  }
+  // The best exact move is the most visited, and a solved child that becomes
+  // the root is expanded again to have moves of its own.
+  const int best = tree.move_stats(1)[0].move;
+  tree.advance(best);
+  search_serial(tree, 50, counting);
+  CHECK_EQ(evaluations, 2);
+  Position after = p;
+  after.play_unchecked(best);
+  CHECK_EQ(static_cast<int>(tree.move_stats(1).size()), after.legal_moves().count());
 }
 
 TEST(search, endgame_solving_gives_up_on_a_position_too_big_to_solve) {

@@ -10,7 +10,21 @@ namespace popucom {
 
 namespace {
 
-constexpr int OUT_OF_BUDGET = 2;  // outside the -1..1 range of game values
+// The solver searches one integer per outcome, ordered as the side to move
+// prefers them: the result first, then the floor margin (a draw has margin 0;
+// a won game's margin is at least 1, and a no-legal-move win counts at least
+// 1 too, as final_margin() has it). Null windows around 0 ask for the result
+// alone; a full window finds the margin as well.
+constexpr int RESULT_STEP = 1024;               // above any margin: 81 floors plus any komi the table holds
+constexpr int OUT_OF_BUDGET = 8 * RESULT_STEP;  // outside every outcome key
+constexpr int WORST_KEY = -2 * RESULT_STEP;
+
+int outcome_key(int value, int margin) { return value * RESULT_STEP + margin; }
+int value_of_key(int key) { return key > 0 ? 1 : key < 0 ? -1 : 0; }
+
+int clamp_margin(int64_t margin) {
+  return static_cast<int>(std::clamp<int64_t>(margin, -(RESULT_STEP - 1), RESULT_STEP - 1));
+}
 
 }  // namespace
 
@@ -27,13 +41,13 @@ const Solver::Slot* Solver::find(uint64_t key) const {
 }
 
 void Solver::store(uint64_t key, int value, Bound bound) {
-  if (2 * (used_ + 1) > slots_.size() && slots_.size() < MAX_SLOTS) grow();
+  if (2 * (used_ + 1) > slots_.size() && slots_.size() < max_slots_) grow();
   const size_t mask = slots_.size() - 1;
   size_t i = key & mask;
   for (int probe = 0; probe < MAX_PROBES && slots_[i].used && slots_[i].key != key; ++probe) i = (i + 1) & mask;
   if (slots_[i].used && slots_[i].key != key) i = key & mask;  // a full run: replace its first entry
   used_ += !slots_[i].used;
-  slots_[i] = Slot{key, static_cast<int8_t>(value), bound, true};
+  slots_[i] = Slot{key, static_cast<int16_t>(value), bound, true};
 }
 
 void Solver::grow() {
@@ -55,8 +69,8 @@ int Solver::last_move_value(const Position& p) {
     ++nodes_;
     best_lead = std::max(best_lead, sign * next.score());
   }
-  const int64_t margin = static_cast<int64_t>(best_lead) + sign * static_cast<int64_t>(p.komi());
-  return margin > 0 ? 1 : margin < 0 ? -1 : 0;
+  const int margin = clamp_margin(static_cast<int64_t>(best_lead) + sign * static_cast<int64_t>(p.komi()));
+  return outcome_key(value_of_key(margin), margin);
 }
 
 int Solver::negamax(const Position& p, int alpha, int beta) {
@@ -64,7 +78,9 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
   if (p.is_terminal()) {
     const Result r = p.result();
     if (r == Result::DRAW) return 0;
-    return (r == Result::BLACK_WIN) == (p.to_move() == BLACK) ? 1 : -1;
+    const int sign = p.to_move() == BLACK ? 1 : -1;
+    return outcome_key((r == Result::BLACK_WIN) == (sign == 1) ? 1 : -1,
+                       clamp_margin(static_cast<int64_t>(sign * p.final_margin())));
   }
   if (plies_left(p) == 1) return last_move_value(p);
   const int alpha_in = alpha;
@@ -87,7 +103,7 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
     order[count] = count;
   }
   std::stable_sort(order.begin(), order.begin() + count, [&](int a, int b) { return lead[a] > lead[b]; });
-  int best = -2;
+  int best = WORST_KEY;
   for (int k = 0; k < count; ++k) {
     const int value = negamax(children[order[k]], -beta, -alpha);
     if (value == OUT_OF_BUDGET) return OUT_OF_BUDGET;
@@ -114,6 +130,14 @@ bool Solver::solve(const Position& p, int* value) {
   const int draw = negamax(p, -1, 0);
   if (draw == OUT_OF_BUDGET) return false;
   *value = draw >= 0 ? 0 : -1;
+  return true;
+}
+
+bool Solver::solve_outcome(const Position& p, ExactOutcome* outcome) {
+  const int key = negamax(p, WORST_KEY, -WORST_KEY);
+  if (key == OUT_OF_BUDGET) return false;
+  outcome->value = value_of_key(key);
+  outcome->margin = key - outcome->value * RESULT_STEP;
   return true;
 }
 

@@ -158,6 +158,10 @@ SearchTree::Descent SearchTree::descend(int32_t* leaf_node, Position* leaf_posit
           backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score);
           return Descent::RESOLVED;
         }
+        if (index != 0 && solve_leaf(pos, &node)) {
+          backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score);
+          return Descent::RESOLVED;
+        }
         node.state = NodeState::PENDING;
         *leaf_node = index;
         *leaf_position = pos;
@@ -196,6 +200,18 @@ void SearchTree::expand_and_backup(int32_t index, const Position& pos, const Eva
   node.eval_utility = static_cast<float>(utility_of(value, eval.score));
   if (index == 0) prepare_root();
   backup(index, -utility_of(value, eval.score), -value, -eval.score);
+}
+
+bool SearchTree::solve_leaf(const Position& position, Node* node) {
+  if (plies_left(position) > params_.leaf_solve_plies) return false;
+  leaf_solver_.set_budget_from_now(static_cast<uint64_t>(std::max(params_.leaf_solve_max_nodes, 1)));
+  ExactOutcome exact;
+  if (!leaf_solver_.solve_outcome(position, &exact)) return false;
+  node->state = NodeState::TERMINAL;
+  node->terminal_value = static_cast<float>(exact.value);
+  node->terminal_score = static_cast<float>(exact.margin);
+  node->terminal_utility = static_cast<float>(utility_of(exact.value, exact.margin));
+  return true;
 }
 
 void SearchTree::cancel(int32_t index) {
@@ -503,24 +519,28 @@ int SearchTree::choose_move(double temperature) {
     const Bitboard legal = root_position_.legal_moves();
     return legal.select(static_cast<int>(rng_.below(static_cast<uint32_t>(legal.count()))));
   }
-  const Edge* edges = &edges_[root.first_edge];
+  const std::vector<double> visits = target_visits();
+  int choice = searched_choice(visits, temperature);
+  // At any temperature: a move sampled for variety must not throw away an
+  // exact result, or every value target of the game learns the blunder.
+  if (plies_left(root_position_) <= params_.endgame_solve_plies) choice = endgame_choice(visits, choice);
+  return edges_[root.first_edge + choice].move;
+}
+
+int SearchTree::searched_choice(const std::vector<double>& visits, double temperature) {
+  const Node& root = nodes_[0];
   if (mode_.gumbel && gumbel_ready_) {
     const std::vector<double> sigma = gumbel_sigma_completed_q();
     int best = gumbel_considered_.front();
     for (int i : gumbel_considered_)
       if (gumbel_score_[i] + sigma[i] > gumbel_score_[best] + sigma[best]) best = i;
-    return edges[best].move;
+    return best;
   }
-  const std::vector<double> visits = target_visits();
   int best = 0;
   for (int i = 1; i < root.num_edges; ++i)
     if (ranks_above(visits, i, best)) best = i;
-  if (visits[best] == 0) return edges[best].move;
-  if (temperature <= 0) {
-    const int choice = params_.lcb_selection_share > 0 ? lcb_choice(visits, best) : best;
-    const bool endgame = plies_left(root_position_) <= params_.endgame_solve_plies;
-    return edges[endgame ? endgame_choice(visits, choice) : choice].move;
-  }
+  if (visits[best] == 0) return best;
+  if (temperature <= 0) return params_.lcb_selection_share > 0 ? lcb_choice(visits, best) : best;
   // Sample with p ~ (N / N_max)^(1/T), computed in a numerically safe form.
   const double top = visits[best];
   std::vector<double> weight(root.num_edges);
@@ -531,9 +551,9 @@ int SearchTree::choose_move(double temperature) {
   }
   double pick = rng_.uniform() * total;
   for (int i = 0; i < root.num_edges; ++i) {
-    if ((pick -= weight[i]) < 0 && weight[i] > 0) return edges[i].move;
+    if ((pick -= weight[i]) < 0 && weight[i] > 0) return i;
   }
-  return edges[best].move;
+  return best;
 }
 
 void SearchTree::advance(int move) {
@@ -576,6 +596,9 @@ void SearchTree::advance(int move) {
   }
   nodes_ = std::move(nodes);
   edges_ = std::move(edges);
+  // A solved leaf is a terminal node for its parent's search, but a root
+  // must be expanded to have moves to choose from.
+  if (nodes_[0].state == NodeState::TERMINAL && !next.is_terminal()) nodes_[0] = Node();
   root_position_ = next;
   forget_endgame();
   // The kept subtree's priors are raw; the next search sets its own mode.

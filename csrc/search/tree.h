@@ -107,13 +107,9 @@ class SearchTree {
   RootStats root_stats() const;
   std::vector<MoveStats> move_stats(int pv_length) const;
 
-  // argmax of visits when temperature <= 0 (of the lower confidence bound
-  // among well-visited moves with lcb_selection_share > 0, and a move with the
-  // best exact result in the last endgame_solve_plies), else sampled with p ~ N^(1/T),
-  // from the pruned counts when forced playouts are on. In Gumbel mode the
-  // move is Gumbel's choice (the sampling is in the Gumbel noise) at any
-  // temperature. With no visited move, the highest prior (or a uniformly
-  // random legal move).
+  // The search's choice (searched_choice), and at any temperature, in the
+  // last endgame_solve_plies, a move with the best exact result: the choice
+  // if it has one. Without an expanded root, a uniformly random legal move.
   int choose_move(double temperature);
   // The training target of the search, (81,) summing to 1: root visit shares
   // with forced playouts taken back (policy target pruning) in PUCT mode, or
@@ -141,6 +137,12 @@ class SearchTree {
 
  private:
   int select_edge(int32_t node);
+  // Root edge offset: argmax of visits when temperature <= 0 (of the lower
+  // confidence bound among well-visited moves with lcb_selection_share > 0),
+  // else sampled with p ~ N^(1/T), from the pruned counts when forced
+  // playouts are on. In Gumbel mode Gumbel's choice (the sampling is in the
+  // Gumbel noise) at any temperature. With no visited move, the highest prior.
+  int searched_choice(const std::vector<double>& visits, double temperature);
   // Root edge a before b: more visits (of `visits`, per root edge), then the higher prior.
   bool ranks_above(const std::vector<double>& visits, int a, int b) const;
   // utility - lcb_stdevs * standard error of a node's mean utility; -1e9 below two visits.
@@ -155,6 +157,10 @@ class SearchTree {
   // Whether root move `move` keeps the root's exact value (memoised), or GAVE_UP.
   enum class Exact : int8_t { UNKNOWN, REACHES, MISSES, GAVE_UP };
   Exact exact_move(int move, Solver& solver) const;
+  // Makes a new leaf within leaf_solve_plies of the end TERMINAL with its
+  // exact outcome; false (node untouched) when it is not that close or the
+  // solve runs past leaf_solve_max_nodes.
+  bool solve_leaf(const Position& position, Node* node);
   void backup(int32_t node, double utility, double value, double score);
   void undo_virtual_loss(int32_t node);
   void prepare_root();
@@ -192,6 +198,9 @@ class SearchTree {
   mutable int endgame_root_value_ = 0;
   mutable std::array<Exact, NUM_SQUARES> endgame_moves_{};
   mutable uint64_t endgame_nodes_ = 0;
+  // Leaves near the end share one table (sibling leaves share most of their
+  // continuations), capped at 1 MB a tree: self-play keeps a hundred trees.
+  Solver leaf_solver_{0, size_t{1} << 16};
   void forget_endgame() { endgame_root_ = Exact::UNKNOWN; }
 };
 

@@ -42,6 +42,11 @@ SELFPLAY_SEARCH: dict[str, float | int | bool] = {
     "forced_playouts_k": 2.0,  # forced playouts at the root of full searches (PUCT root search)
     "score_utility_weight": 0.1,  # decided positions still rank moves by the margin
     "leaves_per_game": 2,
+    # The last moves exact, at any temperature: with the search's own choice a fifth of
+    # self-play games ended otherwise than their position 5-6 plies from the end was worth,
+    # and the outcome is the value target of every position of the game.
+    "endgame_solve_plies": 5,
+    "endgame_solve_max_nodes": 2_000_000,  # ~50 ms; past it the search's choice stands
 }
 SETTING_CONTEXT = "self-play search setting"
 
@@ -78,11 +83,15 @@ class SelfPlayConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> SelfPlayConfig:
-        """A config as to_dict/asdict wrote it. Configs written before `search` held the
+        """A config as to_dict/asdict wrote it; SELFPLAY_SEARCH keys it lacks (settings added
+        to self-play since) take their defaults. Configs written before `search` held the
         overrides (every SearchParams field that self-play set was a key of its own, as in
         weights/popucom-small-v1.run.json) load as the same settings: SELFPLAY_SEARCH updated
         with those keys, keeping the values that differ from the C++ defaults."""
         data = dict(data)
+        if "search" in data:
+            # Settings self-play gained after the config was written take their defaults.
+            data["search"] = {**SELFPLAY_SEARCH, **data["search"]}
         flat = {name: data.pop(name) for name in _core.SearchParams.fields if name in data}
         if flat:
             defaults = _core.SearchParams()

@@ -61,3 +61,20 @@ def test_command_prints_one_json_line_and_rejects_an_unknown_player(tmp_path: Pa
     assert len(out) == 1 and json.loads(out[0])["games"] == 1
     missing = subprocess.run(run[:-1] + ["nobody"], capture_output=True, text=True)
     assert missing.returncode != 0 and "no game of nobody" in missing.stderr
+
+
+def test_outcomes_count_the_games_a_late_blunder_turned(tmp_path: Path) -> None:
+    exact = [g for g in (game(seed, False) for seed in range(3)) if g is not None]
+    missed = next(g for g in (game(seed, True) for seed in range(100)) if g is not None)
+    records = [{"moves": g.moves, "komi": g.komi, "result": g.result, "end": g.end} for g in exact + [missed]]
+    result = endgame.outcomes_against_exact(records, [6, 1])
+    # White's worst last move turns the result of the game it is in, from six plies out and from one
+    assert result["games"] == 4 and result["differ"] == {"6": 1, "1": 1}
+    selfplay = tmp_path / "selfplay.games.jsonl"  # one model on both sides, as self-play writes
+    selfplay.write_text("".join(json.dumps(r | {"black": "m", "white": "m"}) + "\n" for r in records))
+    run = [sys.executable, str(BENCH), str(selfplay), "--outcomes", "--plies", "6", "1"]
+    line = json.loads(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+    assert line["differ"] == {"6": 1, "1": 1}
+    selfplay.write_text('{"moves": "e5"}\n')
+    broken = subprocess.run(run, capture_output=True, text=True)
+    assert broken.returncode != 0 and "selfplay.games.jsonl:1: not a game record" in broken.stderr

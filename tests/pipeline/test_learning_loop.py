@@ -24,6 +24,14 @@ def test_replay_ratio_and_window_growth() -> None:
     assert fixed.train_steps(2560) == fixed.steps_per_iteration and fixed.window_size(5) == fixed.train.window_samples
     restored = PipelineConfig.from_dict(json.loads(json.dumps(config.to_dict())))
     assert restored == config
+    # A run written before self-play solved its endgames continues with the solver; a
+    # setting the run chose stays.
+    older = config.to_dict()
+    for name in ("endgame_solve_plies", "endgame_solve_max_nodes"):
+        del older["selfplay"]["search"][name]
+    older["selfplay"]["search"]["leaves_per_game"] = 3
+    search = PipelineConfig.from_dict(older).selfplay.search_params()
+    assert (search.endgame_solve_plies, search.endgame_solve_max_nodes, search.leaves_per_game) == (5, 2_000_000, 3)
 
 
 def selfplay_models(run, iteration: int) -> set[str]:
