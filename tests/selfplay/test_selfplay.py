@@ -1,7 +1,8 @@
 """Self-play search modes: root noise belongs to the search that uses it, policy
 targets (pruned visits, Gumbel completed-Q) come from C++, Gumbel root search."""
 
-import json
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,10 @@ from popucom import _core
 from popucom.infer import TinyEvaluator, UniformEvaluator
 from popucom.search import BatchedSearch
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
+
+SPEC = importlib.util.spec_from_file_location("endgame", Path(__file__).parents[2] / "bench" / "endgame.py")
+endgame = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(endgame)
 
 
 def driver(params: _core.SearchParams | None = None, games: int = 1, seed: int = 0) -> BatchedSearch:
@@ -138,22 +143,6 @@ def test_one_multisearch_shared_by_two_threads_is_refused_not_corrupted() -> Non
     assert s.total_in_flight() == 0
 
 
-def exact_misses(games_file) -> tuple[int, int]:
-    """(games that ran out of moves, those whose result differs from the exact value of their
-    position five plies from the end)."""
-    results = {"black": 1, "draw": 0, "white": -1}
-    games = misses = 0
-    for line in games_file.read_text().splitlines():
-        record = json.loads(line)
-        if record["end"] != "moves_exhausted":
-            continue
-        position = _core.Game.from_record(record["moves"], komi=record["komi"]).positions()[-6]
-        exact = _core.solve(position, 5) * (1 if position.to_move == _core.Color.BLACK else -1)
-        games += 1
-        misses += exact != results[record["result"]]
-    return games, misses
-
-
 @pytest.mark.parametrize("solve_plies", [5, 0])
 def test_selfplay_plays_its_last_moves_exactly(tmp_path, solve_plies: int) -> None:
     # A clueless evaluator and four visits blunder endgames often; the solver
@@ -162,7 +151,9 @@ def test_selfplay_plays_its_last_moves_exactly(tmp_path, solve_plies: int) -> No
         concurrent_games=8, full_visits=4, fast_visits=2, full_search_prob=0.5, games_per_chunk=24
     ).with_search(endgame_solve_plies=solve_plies)
     run_selfplay(UniformEvaluator(), config, tmp_path, "e", 24, KomiSampler(), progress=False)
-    games, misses = exact_misses(next(tmp_path.glob("*.games.jsonl")))
+    # bench/endgame.py --outcomes: results against the exact value five plies from the end
+    outcomes = endgame.outcomes_against_exact(endgame.read_outcome_records(list(tmp_path.glob("*.games.jsonl"))), [5])
+    games, misses = outcomes["games"], outcomes["differ"]["5"]
     assert games >= 12
     if solve_plies:
         assert misses == 0
