@@ -5,10 +5,13 @@
 Each shipped model's strength table (weights/<name>.strength.json, from bench/strength.py) rates
 it at 50 and 200 visits by Bradley-Terry with 95% intervals, anchored at `random` = 0 through
 the same bot opponents; its sidecar (<name>.run.json) counts the self-play positions behind it
-(`rows_played`, or v1's `selfplay_positions`). The curve puts the two together: rating against
-training data, version by version, with uct:10000 (the issue's target opponent) as a line; and,
-tighter, the head-to-head gaps between consecutive versions (at 50 visits) chained from v1.
-Nothing is played here: run bench/strength.py for a new version first.
+(`rows_played`, or v1's `selfplay_positions`). The curve puts ratings against training data,
+version by version, two ways: the head-to-head gaps between consecutive versions (at 50 visits)
+chained from v1; and one Bradley-Terry fit over the pairings of every table at once (`joint`),
+anchored at uct:10000 (the issue's target opponent) = 0, so that every version at 50 and 200
+visits sits on one scale (a version's own table cannot give that: its bot chain, anchored at
+random, stretches when it loses no game to a bot). Nothing is played here: run bench/strength.py
+for a new version first.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import sys
 from pathlib import Path
 
+from popucom.arena.ratings import fit_bradley_terry
 from popucom.benchmarks import machine_info
 from popucom.fileio import write_bytes_atomic
 from popucom.weights import read_sidecar, shipped_models
@@ -45,7 +49,42 @@ def version_point(onnx: Path) -> dict | None:
     for visits in VISITS:
         point[f"elo@{visits}"] = ratings.get(f"{name}@{visits}")
     point["head_to_head"] = table.get("head_to_head", [])
+    point["pairings"] = table.get("pairings", [])
     return point
+
+
+def pairing_results(pairings: list[dict]) -> list[tuple[str, str, float]]:
+    """One (player, opponent, score) per game of the recorded pairings."""
+    results = []
+    for pairing in pairings:
+        try:
+            counts = ((1.0, pairing["wins"]), (0.5, pairing["draws"]), (0.0, pairing["losses"]))
+            results += [(pairing["model"], pairing["opponent"], score) for score, n in counts for _ in range(n)]
+        except KeyError as e:
+            raise SystemExit(f"a pairing of {pairing.get('model', '?')} lacks {e}") from None
+    return results
+
+
+def joint_ratings(points: list[dict]) -> None:
+    """Adds `joint@50` and `joint@200`: one Bradley-Terry fit over every table's games, anchored at
+    TARGET. An opponent that never scored a point (random, greedy) only says it is weaker than
+    everyone; its games would push the ratings up by the prior's pull alone, so they are left out."""
+    results = [r for p in points for r in pairing_results(p["pairings"])]
+    scored = {o for _, o, s in results if s < 1.0} | {m for m, _, s in results if s > 0.0}
+    results = [r for r in results if r[1] in scored]
+    if not any(TARGET in (m, o) for m, o, _ in results):
+        return
+    ratings = fit_bradley_terry(results, TARGET)
+    for point in points:
+        for visits in VISITS:
+            rating = ratings.get(f"{point['name']}@{visits}")
+            if rating:
+                point[f"joint@{visits}"] = {
+                    "elo": round(rating.elo),
+                    "low": round(rating.low),
+                    "high": round(rating.high),
+                    "games": rating.games,
+                }
 
 
 def chain(points: list[dict]) -> None:
@@ -101,25 +140,24 @@ def plot(points: list[dict], path: Path) -> None:
     left.set_ylabel(f"Elo over {points[0]['name']} (50 visits)")
     left.set_title("head-to-head gaps of consecutive versions, chained", fontsize=10)
     for visits, marker in zip(VISITS, "os"):
-        rated = [p for p in points if p[f"elo@{visits}"] and p["positions"]]
+        rated = [p for p in points if f"joint@{visits}" in p and p["positions"]]
         right.errorbar(
             [p["positions"] / 1000 for p in rated],
-            [p[f"elo@{visits}"]["elo"] for p in rated],
-            yerr=error_bars([p[f"elo@{visits}"] for p in rated]),
+            [p[f"joint@{visits}"]["elo"] for p in rated],
+            yerr=error_bars([p[f"joint@{visits}"] for p in rated]),
             marker=marker,
             capsize=3,
             label=f"at {visits} visits",
         )
-    newest = next((p["target"] for p in reversed(points) if p["target"]), None)
-    if newest:
-        right.axhline(newest["elo"], linestyle="--", linewidth=0.8, color="grey")
-        right.annotate(
-            TARGET, (0.99, newest["elo"]), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8
-        )
-    right.set_ylabel("Bradley-Terry Elo (random = 0)")
-    right.set_title("each version's own strength table, anchored at random", fontsize=10)
-    right.legend(loc="lower right", fontsize=8)
-    for ax in (left, right):
+    right.axhline(0, linestyle="--", linewidth=0.8, color="grey")
+    right.annotate(TARGET, (0.99, 0), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8)
+    right.set_ylabel(f"Bradley-Terry Elo ({TARGET} = 0)")
+    right.set_title("one fit over every version's games", fontsize=10)
+    right.legend(loc="upper left", fontsize=8)
+    joint = any(f"joint@{visits}" in p for p in points for visits in VISITS)
+    if not joint:
+        right.text(0.5, 0.5, "no pairing results in the tables", ha="center", transform=right.transAxes)
+    for ax in (left, right) if joint else (left,):
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda x, _: f"{x:g}" if f"{x:g}"[0] in "235" else ""))
@@ -142,14 +180,19 @@ def main() -> None:
     if not points:
         raise SystemExit("no shipped model has a strength table (run bench/strength.py first)")
     chain(points)
+    joint_ratings(points)
     if args.plot:
         plot(points, args.plot)
     print(
         json.dumps(
             {
                 "benchmark": "versions",
-                "units": {"positions": "self-play positions", "elo": "Bradley-Terry, random = 0, 95% interval"},
-                "versions": points,
+                "units": {
+                    "positions": "self-play positions",
+                    "elo": "Bradley-Terry, random = 0, 95% interval",
+                    "joint": f"Bradley-Terry over all versions' games, {TARGET} = 0, 95% interval",
+                },
+                "versions": [{k: v for k, v in p.items() if k != "pairings"} for p in points],
                 "plot": str(args.plot) if args.plot else None,
                 "machine": machine_info(),
             }
