@@ -8,9 +8,10 @@ network of the preset.
 Candidates, interleaved round by round so that load from other processes hits all alike
 (the medians of `repeats` rounds are reported):
   reference      the plain forward of popucom/nn/reference.py (the implementation before issue 10)
-  torch_fp32     TorchEvaluator (folded weights, the C++ attention kernel, cached PoPE tables,
+  torch_fp32     TorchEvaluator (folded weights, the C++ attention and depth-mix kernels, cached PoPE tables,
                  chunks of 32; from 64 positions on `threads` worker threads of one torch thread)
   torch_no_kernel  the same with torch's attention (SDPA) in place of the C++ kernel
+  torch_no_depth_kernel  the same with the attention-residual mixes in torch, not csrc/nn/depth_mix
   torch_bf16     the same under CPU bf16 autocast (only where the CPU has bf16 arithmetic)
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
@@ -98,17 +99,21 @@ def main() -> None:
         with torch.inference_mode():
             return eager_reference(net, torch.from_numpy(x))
 
-    def without_kernel(x):
-        layers.use_attention_kernel = False
-        try:
-            return evaluator.run_all(x)
-        finally:
-            layers.use_attention_kernel = True
+    def without(kernel_flag: str):
+        def run(x):
+            setattr(layers, kernel_flag, False)
+            try:
+                return evaluator.run_all(x)
+            finally:
+                setattr(layers, kernel_flag, True)
+
+        return run
 
     candidates = {
         "reference": reference,
         "torch_fp32": evaluator.run_all,
-        "torch_no_kernel": without_kernel,
+        "torch_no_kernel": without("use_attention_kernel"),
+        "torch_no_depth_kernel": without("use_depth_kernel"),
         "onnx_fp32": OnnxEvaluator(onnx_path, threads=threads).run_all,
     }
 

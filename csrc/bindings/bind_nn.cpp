@@ -1,5 +1,6 @@
 // Python bindings of the fused mHC inference kernels (csrc/nn). Buffers are
 // numpy views of torch tensors: written in place, the GIL released.
+#include "../nn/depth_mix.h"
 #include "../nn/hyper_connection.h"
 #include "../nn/pope_attention.h"
 #include "common.h"
@@ -51,10 +52,57 @@ void bind_pope_attention(py::module_& m) {
       "written into `out` (batch, 81, d) on the calling thread; see csrc/nn/pope_attention.h.");
 }
 
+void bind_depth_mix(py::module_& m) {
+  m.attr("MAX_DEPTH_SOURCES") = nn::MAX_DEPTH_SOURCES;
+  m.def(
+      "depth_mix_normalized",
+      [](const py::array& sources, const py::array& scores, int index, float eps, const py::array& out) {
+        check_array(sources, "sources", py::dtype::of<float>(), {-1, -1, -1}, false);
+        const py::ssize_t count = sources.shape(0), tokens = sources.shape(1), d = sources.shape(2);
+        if (count < 1 || count > nn::MAX_DEPTH_SOURCES)
+          throw py::value_error("sources: the number of sources must be 1.." + std::to_string(nn::MAX_DEPTH_SOURCES) +
+                                ", got " + std::to_string(count));
+        check_array(scores, "scores", py::dtype::of<float>(), {count, tokens, -1}, false);
+        const py::ssize_t mixes = scores.shape(2);
+        if (index < 0 || index >= mixes)
+          throw py::value_error("index " + std::to_string(index) + " is not one of the " + std::to_string(mixes) +
+                                " mixes");
+        check_array(out, "out", py::dtype::of<float>(), {tokens, d}, true);
+        const float* sources_ptr = static_cast<const float*>(sources.data());
+        const float* scores_ptr = static_cast<const float*>(scores.data());
+        float* out_ptr = static_cast<float*>(const_cast<void*>(out.data()));
+        py::gil_scoped_release release;
+        nn::depth_mix_normalized(sources_ptr, scores_ptr, static_cast<int>(count), static_cast<std::size_t>(tokens),
+                                 static_cast<int>(d), static_cast<int>(mixes), index, eps, out_ptr);
+      },
+      py::arg("sources"), py::arg("scores"), py::arg("index"), py::arg("eps"), py::arg("out"),
+      "rms_normalize(sum_j softmax_j(scores[j, t, index]) * sources[j, t]) per token, of (count, tokens, d) sources "
+      "and (count, tokens, mixes) scores, into `out` (tokens, d); see csrc/nn/depth_mix.h.");
+  m.def(
+      "depth_score",
+      [](const py::array& source, const py::array& queries, float eps, const py::array& scores) {
+        check_array(source, "source", py::dtype::of<float>(), {-1, -1}, false);
+        const py::ssize_t tokens = source.shape(0), d = source.shape(1);
+        check_array(queries, "queries", py::dtype::of<float>(), {-1, d}, false);
+        const py::ssize_t mixes = queries.shape(0);
+        check_array(scores, "scores", py::dtype::of<float>(), {tokens, mixes}, true);
+        const float* source_ptr = static_cast<const float*>(source.data());
+        const float* queries_ptr = static_cast<const float*>(queries.data());
+        float* scores_ptr = static_cast<float*>(const_cast<void*>(scores.data()));
+        py::gil_scoped_release release;
+        nn::depth_score(source_ptr, queries_ptr, static_cast<std::size_t>(tokens), static_cast<int>(d),
+                        static_cast<int>(mixes), eps, scores_ptr);
+      },
+      py::arg("source"), py::arg("queries"), py::arg("eps"), py::arg("scores"),
+      "rms_normalize(source[t]) . queries[k] into `scores` (tokens, mixes), of a (tokens, d) source and (mixes, d) "
+      "pseudo-queries; see csrc/nn/depth_mix.h.");
+}
+
 }  // namespace
 
 void bind_nn(py::module_& m) {
   bind_pope_attention(m);
+  bind_depth_mix(m);
   m.attr("MHC_MAX_STREAMS") = nn::MAX_STREAMS;
   m.def(
       "mhc_read",

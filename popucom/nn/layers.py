@@ -41,7 +41,10 @@ def cached(module: nn.Module, build: Callable[[], tuple]) -> tuple:
     return hit[1]
 
 
-def rms_normalize(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+RMS_EPS = 1e-6
+
+
+def rms_normalize(x: torch.Tensor, eps: float = RMS_EPS) -> torch.Tensor:
     """RMSNorm without a gain (AttnRes keys, folded sub-layer inputs); fp32 statistics."""
     if x.dtype == torch.float32:
         return F.rms_norm(x, (x.shape[-1],), eps=eps)
@@ -50,7 +53,7 @@ def rms_normalize(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
 
 
 class RMSNorm(nn.Module):
-    def __init__(self, dim: int, eps: float = 1e-6) -> None:
+    def __init__(self, dim: int, eps: float = RMS_EPS) -> None:
         super().__init__()
         self.eps = eps
         self.weight = nn.Parameter(torch.ones(dim))
@@ -211,8 +214,12 @@ class SubLayer(nn.Module):
         self.gamma = nn.Parameter(torch.full((d_model,), layer_scale))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.run_normalized(rms_normalize(x, self.norm.eps))
+
+    def run_normalized(self, x: torch.Tensor) -> torch.Tensor:
+        """forward() of an input already RMS-normalised (without the gain, which is folded)."""
         weights = cached(self, lambda: self.inner.weights(self.norm.weight, self.gamma))
-        return self.inner.run(rms_normalize(x, self.norm.eps), tuple(w.to(x.dtype) for w in weights))
+        return self.inner.run(x, tuple(w.to(x.dtype) for w in weights))
 
 
 class DepthMixer(nn.Module):
@@ -244,17 +251,51 @@ class DepthMixer(nn.Module):
     def mix(self, index: int, sources: list[torch.Tensor], scores: list[torch.Tensor]) -> torch.Tensor:
         return self.mix_stacked(index, torch.stack(sources), torch.stack(scores))
 
+    def mix_normalized(self, index: int, sources: torch.Tensor, scores: torch.Tensor, eps: float) -> torch.Tensor:
+        """rms_normalize(mix_stacked(...)): the input of a sub-layer or of the final norm. In
+        inference on the CPU one fused pass per token (csrc/nn/depth_mix.h)."""
+        if not (use_depth_kernel and native_inference(sources) and native_inference(scores)):
+            return rms_normalize(self.mix_stacked(index, sources, scores), eps)
+        out = torch.empty(sources.shape[1:])
+        count, d = sources.shape[0], sources.shape[-1]
+        rows = out.numel() // d
+        _core.depth_mix_normalized(
+            sources.view(count, rows, d).numpy(),
+            scores.view(count, rows, -1).numpy(),
+            index,
+            eps,
+            out.view(rows, d).numpy(),
+        )
+        return out
 
-def fused_kernels_apply(streams: torch.Tensor, n: int) -> bool:
-    """The C++ mHC kernels serve inference of contiguous fp32 CPU activations."""
+    def score_into(self, source: torch.Tensor, out: torch.Tensor) -> None:
+        """out[...] = score(source), for the preallocated score stacks of inference."""
+        if not (use_depth_kernel and native_inference(source) and native_inference(out)):
+            out.copy_(self.score(source))
+            return
+        d = source.shape[-1]
+        queries = self.queries.detach().float().contiguous()
+        _core.depth_score(source.view(-1, d).numpy(), queries.numpy(), RMS_EPS, out.view(-1, len(queries)).numpy())
+
+
+# Off: the depth mixes run in torch (bench/inference.py times both).
+use_depth_kernel = True
+
+
+def native_inference(x: torch.Tensor) -> bool:
+    """The C++ kernels serve inference of contiguous fp32 CPU activations (numpy views of them)."""
     return (
         not torch.is_grad_enabled()
         and not tracing()
-        and streams.device.type == "cpu"
-        and streams.dtype == torch.float32
-        and streams.is_contiguous()
-        and n <= _core.MHC_MAX_STREAMS
+        and x.device.type == "cpu"
+        and x.dtype == torch.float32
+        and x.is_contiguous()
     )
+
+
+def fused_kernels_apply(streams: torch.Tensor, n: int) -> bool:
+    """The C++ mHC kernels serve inference of up to MHC_MAX_STREAMS streams."""
+    return native_inference(streams) and n <= _core.MHC_MAX_STREAMS
 
 
 def sinkhorn(logits: torch.Tensor, iters: int) -> torch.Tensor:

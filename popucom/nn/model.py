@@ -19,7 +19,7 @@ from torch import nn
 
 from .. import _core
 from .config import ModelConfig
-from .layers import MLP, DepthMixer, HyperConnection, PoPEAttention, RMSNorm, SubLayer, tracing
+from .layers import MLP, DepthMixer, HyperConnection, PoPEAttention, RMSNorm, SubLayer, rms_normalize, tracing
 from .outputs import OUTPUTS, WDL
 
 LEGAL_PLANE = [name for name, _ in _core.FEATURE_PLANES].index("legal_moves")
@@ -57,11 +57,11 @@ class PopucomNet(nn.Module):
         self.value_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, len(WDL)))
         self.score_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, 1))
 
-    # --- trunk variants -------------------------------------------------------
+    # --- trunk variants: each returns its output RMS-normalised (the final norm without its gain)
     def _plain(self, h: torch.Tensor) -> torch.Tensor:
         for f in self.sublayers:
             h = h + f(h)
-        return h
+        return rms_normalize(h, self.final_norm.eps)
 
     def _attn_res(self, h0: torch.Tensor) -> torch.Tensor:
         if torch.is_grad_enabled() or tracing():
@@ -70,16 +70,19 @@ class PopucomNet(nn.Module):
                 v = f(self.depth.mix(i, sources, scores))
                 sources.append(v)
                 scores.append(self.depth.score(v))
-            return self.depth.mix(len(self.sublayers), sources, scores)
-        # Inference: sources and scores go into preallocated stacks (no re-stacking per mix).
+            return rms_normalize(self.depth.mix(len(self.sublayers), sources, scores), self.final_norm.eps)
+        # Inference: sources and scores go into preallocated stacks (no re-stacking per mix),
+        # and each mix comes normalised, ready for its sub-layer (fused on the CPU).
         count = len(self.sublayers) + 1
         sources = h0.new_empty((count,) + h0.shape)
         scores = h0.new_empty((count,) + h0.shape[:2] + (count,), dtype=torch.float32)
-        sources[0], scores[0] = h0, self.depth.score(h0)
+        sources[0] = h0
+        self.depth.score_into(h0, scores[0])
         for i, f in enumerate(self.sublayers):
-            v = f(self.depth.mix_stacked(i, sources[: i + 1], scores[: i + 1]))
-            sources[i + 1], scores[i + 1] = v, self.depth.score(v)
-        return self.depth.mix_stacked(count - 1, sources, scores)
+            v = f.run_normalized(self.depth.mix_normalized(i, sources[: i + 1], scores[: i + 1], f.norm.eps))
+            sources[i + 1] = v
+            self.depth.score_into(v, scores[i + 1])
+        return self.depth.mix_normalized(count - 1, sources, scores, self.final_norm.eps)
 
     def _mhc(self, h0: torch.Tensor) -> torch.Tensor:
         streams = h0[:, :, None, :].expand(-1, -1, self.config.mhc_streams, -1).contiguous()
@@ -87,7 +90,7 @@ class PopucomNet(nn.Module):
             sum_squares = None
             for f, hc in zip(self.sublayers, self.hyper):
                 streams, sum_squares = hc(streams, f, sum_squares)
-            return streams.mean(2)
+            return rms_normalize(streams.mean(2), self.final_norm.eps)
         # Both: the streams carry the state; each sub-layer reads a depth-attention
         # mix of the earlier sub-layer outputs and its own stream readout.
         if not (torch.is_grad_enabled() or tracing()):
@@ -104,7 +107,7 @@ class PopucomNet(nn.Module):
             streams = hc(streams, branch)[0]
             sources.append(outputs[0])
             scores.append(self.depth.score(outputs[0]))
-        return streams.mean(2)
+        return rms_normalize(streams.mean(2), self.final_norm.eps)
 
     def _mhc_attn_res_inference(self, h0: torch.Tensor, streams: torch.Tensor) -> torch.Tensor:
         """_mhc with both, over preallocated stacks as in _attn_res: sub-layer i's stream
@@ -117,15 +120,20 @@ class PopucomNet(nn.Module):
         for i, (f, hc) in enumerate(zip(self.sublayers, self.hyper)):
 
             def branch(read: torch.Tensor, f: nn.Module = f, slot: int = i + 1) -> torch.Tensor:
-                sources[slot], scores[slot] = read, self.depth.score(read)
-                v = f(self.depth.mix_stacked(slot - 1, sources[: slot + 1], scores[: slot + 1]))
-                sources[slot], scores[slot] = v, self.depth.score(v)
+                sources[slot] = read
+                self.depth.score_into(read, scores[slot])
+                v = f.run_normalized(
+                    self.depth.mix_normalized(slot - 1, sources[: slot + 1], scores[: slot + 1], f.norm.eps)
+                )
+                sources[slot] = v
+                self.depth.score_into(v, scores[slot])
                 return v
 
             streams, sum_squares = hc(streams, branch, sum_squares)
-        return streams.mean(2)
+        return rms_normalize(streams.mean(2), self.final_norm.eps)
 
     def trunk(self, features: torch.Tensor) -> torch.Tensor:
+        """The trunk's output (N, 81, d), RMS-normalised: the final norm without its gain."""
         tokens = features.flatten(2).transpose(1, 2)  # (N, 81, planes)
         h0 = self.embed(tokens)
         if self.cell_embedding is not None:
@@ -138,7 +146,8 @@ class PopucomNet(nn.Module):
 
     def forward(self, features: torch.Tensor) -> dict[str, torch.Tensor]:
         """The heads of outputs.HEADS, keyed by name, in that order."""
-        h = self.final_norm(self.trunk(features))
+        h = self.trunk(features)
+        h = h * self.final_norm.weight.to(h.dtype)
         per_cell = self.token_head(h)  # (N, 81, 3)
         illegal = features[:, LEGAL_PLANE].flatten(1) < 0.5
         policy = per_cell[..., 0].masked_fill(illegal, MASKED_LOGIT)
