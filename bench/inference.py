@@ -13,6 +13,8 @@ Candidates, interleaved round by round so that load from other processes hits al
   torch_no_kernel  the same with torch's attention (SDPA) in place of the C++ kernel
   torch_no_depth_kernel  the same with the attention-residual mixes in torch, not csrc/nn/depth_mix
   torch_bf16     the same under CPU bf16 autocast (only where the CPU has bf16 arithmetic)
+  torch_bf16_matmul  the same with bf16 operands in the sub-layers' matrix products only
+                 (popucom.infer.precision; only where the CPU has bf16 arithmetic)
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
                  activations quantised per call)
@@ -21,6 +23,7 @@ Also: the mHC net's time over the same net without mHC (optimised and reference)
 """
 
 import argparse
+import copy
 import json
 import statistics
 import tempfile
@@ -32,20 +35,13 @@ import torch
 from popucom.benchmarks import machine_info
 from popucom.data.positions import random_features
 from popucom.infer.onnx_backend import OnnxEvaluator
+from popucom.infer.precision import cpu_has_bf16
 from popucom.infer.threads import onnx_session_options, set_torch_threads
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn import PopucomNet, layers, preset
 from popucom.nn.checkpoint import load_network
 from popucom.nn.export import export_onnx
 from popucom.nn.reference import eager_reference
-
-
-def cpu_has_bf16() -> bool:
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def seconds(run, x) -> float:
@@ -141,6 +137,7 @@ def main() -> None:
                 return evaluator.run_all(x)
 
         candidates["torch_bf16"] = bf16
+        candidates["torch_bf16_matmul"] = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16").run_all
     candidates = {k: v for k, v in candidates.items() if wanted(k) or k == "reference"}
     table = rates(candidates, args.batches, args.repeats)
     speedup = {

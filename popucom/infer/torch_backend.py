@@ -27,6 +27,7 @@ import torch
 from ..nn.model import ExportWrapper, PopucomNet
 from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
+from .precision import cpu_matmul_dtype
 from .threads import set_torch_threads
 
 CPU_CHUNK = 32
@@ -63,11 +64,16 @@ class TorchEvaluator:
         half: bool = False,
         threads: int | None = None,
         chunk: int | None = None,
+        cpu_matmul: str | None = None,
     ) -> None:
+        """cpu_matmul: auto | fp32 | bf16, the operand precision of the matrix products on the
+        CPU (popucom.infer.precision; default $POPUCOM_CPU_MATMUL, else fp32). It is set on `net`."""
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("torch backend: CUDA was requested but torch sees no GPU")
         self.device = torch.device(device)
         self.threads = set_torch_threads(threads) if threads is not None else torch.get_num_threads()
+        self.matmul_dtype = cpu_matmul_dtype(cpu_matmul) if self.device.type == "cpu" else torch.float32
+        net.set_inference_matmul_dtype(self.matmul_dtype)
         self.model = ExportWrapper(net).to(self.device).eval()
         self.dtype = torch.float16 if half and self.device.type == "cuda" else torch.float32
         if self.dtype != torch.float32:
@@ -110,4 +116,5 @@ class TorchEvaluator:
         threads = f"{self.threads} threads" + (
             f" ({self.threads} workers x 1 from {PARALLEL_MIN_BATCH} positions)" if self.workers else ""
         )
-        return f"torch {self.device} ({mode}, {self.dtype}{chunk}, {threads})"
+        matmul = f", {self.matmul_dtype} matrix products" if self.matmul_dtype != self.dtype else ""
+        return f"torch {self.device} ({mode}, {self.dtype}{matmul}{chunk}, {threads})"

@@ -29,15 +29,15 @@ def tracing() -> bool:
     return torch.jit.is_tracing() or torch.compiler.is_compiling() or torch.onnx.is_in_onnx_export()
 
 
-def cached(module: nn.Module, build: Callable[[], tuple]) -> tuple:
-    """build() (tensors derived from module's parameters), cached on the module while no
-    gradient is wanted; a parameter with new storage or a new version invalidates it."""
+def cached(module: nn.Module, build: Callable[[], tuple], slot: str = "_folded") -> tuple:
+    """build() (tensors derived from module's parameters), cached on the module under `slot`
+    while no gradient is wanted; a parameter with new storage or a new version invalidates it."""
     if torch.is_grad_enabled() or tracing():
         return build()
     key = tuple((p.data_ptr(), p._version, p.dtype) for p in module.parameters())
-    hit = module.__dict__.get("_folded")
+    hit = module.__dict__.get(slot)
     if hit is None or hit[0] != key:
-        hit = module.__dict__["_folded"] = (key, build())
+        hit = module.__dict__[slot] = (key, build())
     return hit[1]
 
 
@@ -140,7 +140,8 @@ class PoPEAttention(nn.Module):
         n, t, d = x.shape
         h, hd = self.heads, self.head_dim
         if fused_attention_applies(x, hd):
-            return F.linear(self.fused_core(x, weights), weights[1])
+            out = weights[1]
+            return F.linear(self.fused_core(x, weights).to(out.dtype), out).to(x.dtype)
         q2, k2, v = self.project(x, weights)
         if self.training and torch.is_grad_enabled() and not tracing():
             with torch.no_grad():  # a training-time monitor, on a slice of the batch
@@ -159,7 +160,7 @@ class PoPEAttention(nn.Module):
     def fused_core(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
         """Softplus, PoPE, logits, softmax and values in one C++ pass per (position, head)
         (csrc/nn/pope_attention.h): (N, 81, d) before the output projection."""
-        qkv = F.linear(x, weights[0])
+        qkv = F.linear(x.to(weights[0].dtype), weights[0]).float()
         y = torch.empty(x.shape)
         tables = weights[2].float().contiguous().numpy()
         _core.pope_attention(qkv.numpy(), tables, y.numpy())
@@ -197,7 +198,8 @@ class MLP(nn.Module):
         return (up if in_gain is None else up * in_gain), (down if out_gain is None else down * out_gain[:, None])
 
     def run(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
-        return F.linear(F.gelu(F.linear(x, weights[0])), weights[1])
+        up, down = weights  # of the matrix products' dtype, which may not be x's
+        return F.linear(F.gelu(F.linear(x.to(up.dtype), up)), down).to(x.dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.run(x, self.weights())
@@ -212,13 +214,21 @@ class SubLayer(nn.Module):
         self.norm = RMSNorm(d_model)
         self.inner = inner
         self.gamma = nn.Parameter(torch.full((d_model,), layer_scale))
+        # CPU inference only (fp32 activations in and out): the dtype of the matrix products'
+        # operands, e.g. bf16 where the CPU has bf16 arithmetic (popucom.infer.precision).
+        self.inference_matmul_dtype = torch.float32
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.run_normalized(rms_normalize(x, self.norm.eps))
 
     def run_normalized(self, x: torch.Tensor) -> torch.Tensor:
         """forward() of an input already RMS-normalised (without the gain, which is folded)."""
+        dtype = self.inference_matmul_dtype if native_inference(x) else x.dtype
         weights = cached(self, lambda: self.inner.weights(self.norm.weight, self.gamma))
+        if dtype != x.dtype:  # the matrices only: PoPE's phase tables stay fp32
+            return self.inner.run(
+                x, cached(self, lambda: tuple(w.to(dtype) if w.dim() == 2 else w for w in weights), "_folded_matmul")
+            )
         return self.inner.run(x, tuple(w.to(x.dtype) for w in weights))
 
 

@@ -161,6 +161,12 @@ class PopucomNet(nn.Module):
             "ownership": torch.tanh(per_cell[..., 2]),
         }
 
+    def set_inference_matmul_dtype(self, dtype: torch.dtype) -> None:
+        """The operand dtype of the sub-layers' matrix products in CPU inference (fp32
+        activations in and out, fp32 accumulation); training and export are unaffected."""
+        for f in self.sublayers:
+            f.inference_matmul_dtype = dtype
+
     # --- introspection --------------------------------------------------------
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

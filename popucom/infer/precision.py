@@ -1,0 +1,45 @@
+"""The precision of the torch backend's matrix products in CPU inference.
+
+On CPUs with bf16 arithmetic (AVX512-BF16 or AMX) oneDNN multiplies bf16 matrices with fp32
+accumulation about twice as fast as fp32 ones at this network's shapes (2592 x 64 x 192: 86
+against 208 GFLOP/s on one core of the AMD EPYC of issue 10). `bf16` gives the sub-layers'
+products bf16 operands and keeps everything else (norms, attention, softmaxes, the heads) in
+fp32; bf16 autocast of the whole forward was slower there, since it also moves the attention
+out of the fused fp32 kernel. bench/precision.py measures speed, output error and strength.
+
+POPUCOM_CPU_MATMUL (auto | fp32 | bf16) sets the process-wide default; `auto` takes bf16 where
+the CPU has the instructions.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+
+ENV = "POPUCOM_CPU_MATMUL"
+CHOICES = ("auto", "fp32", "bf16")
+DEFAULT = "fp32"
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU has bf16 arithmetic (Linux /proc/cpuinfo flags)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def cpu_matmul_dtype(choice: str | None = None) -> torch.dtype:
+    """The operand dtype for `choice` (default: $POPUCOM_CPU_MATMUL, else DEFAULT). `bf16` on a
+    CPU without bf16 arithmetic is refused: it would run several times slower, not faster."""
+    choice = choice or os.environ.get(ENV) or DEFAULT
+    if choice not in CHOICES:
+        raise ValueError(f"{ENV}: unknown CPU matmul precision '{choice}' (choose {', '.join(CHOICES)})")
+    if choice == "bf16" and not cpu_has_bf16():
+        raise ValueError(f"{ENV}=bf16: this CPU has no bf16 arithmetic (AVX512-BF16 or AMX); use fp32 or auto")
+    if choice == "bf16" or (choice == "auto" and cpu_has_bf16()):
+        return torch.bfloat16
+    return torch.float32
