@@ -2,7 +2,14 @@
 popucom/search, ...); tests/core holds the bindings, CLI, file and native-suite tests and
 tests/game the rules tests with their pure-Python twin."""
 
+import os
+
 import pytest
+
+# Exactness tests compare the torch evaluator with fp32 references at 1e-5; on a CPU with bf16
+# arithmetic its default (auto) would narrow the matrix products. tests/infer/test_precision.py
+# chooses the precision explicitly.
+os.environ["POPUCOM_CPU_MATMUL"] = "fp32"
 
 
 @pytest.fixture(scope="session")

@@ -67,7 +67,7 @@ class TorchEvaluator:
         cpu_matmul: str | None = None,
     ) -> None:
         """cpu_matmul: auto | fp32 | bf16, the operand precision of the matrix products on the
-        CPU (popucom.infer.precision; default $POPUCOM_CPU_MATMUL, else fp32). It is set on `net`."""
+        CPU (popucom.infer.precision; default $POPUCOM_CPU_MATMUL, else auto). It is set on `net`."""
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("torch backend: CUDA was requested but torch sees no GPU")
         self.device = torch.device(device)

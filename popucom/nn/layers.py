@@ -205,6 +205,11 @@ class MLP(nn.Module):
         return self.run(x, self.weights())
 
 
+# Below this many positions the conversions to and from bf16 cost more than the narrower
+# products save (bench/precision.py: slower at batch 1, faster from 8 on).
+NARROW_MATMUL_MIN_BATCH = 8
+
+
 class SubLayer(nn.Module):
     """Pre-norm branch with LayerScale: gamma * f(RMSNorm(x)), with the norm's gain and
     gamma folded into f's first and last weights."""
@@ -223,7 +228,8 @@ class SubLayer(nn.Module):
 
     def run_normalized(self, x: torch.Tensor) -> torch.Tensor:
         """forward() of an input already RMS-normalised (without the gain, which is folded)."""
-        dtype = self.inference_matmul_dtype if native_inference(x) else x.dtype
+        narrow = native_inference(x) and len(x) >= NARROW_MATMUL_MIN_BATCH
+        dtype = self.inference_matmul_dtype if narrow else x.dtype
         weights = cached(self, lambda: self.inner.weights(self.norm.weight, self.gamma))
         if dtype != x.dtype:  # the matrices only: PoPE's phase tables stay fp32
             return self.inner.run(

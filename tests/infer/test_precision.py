@@ -9,19 +9,23 @@ import torch
 from popucom.data.positions import random_features
 from popucom.infer import precision
 from popucom.infer.torch_backend import TorchEvaluator
-from popucom.nn import PopucomNet, preset
+from popucom.nn import PopucomNet, layers, preset
 
 
 def test_the_choice_follows_the_argument_then_the_environment(monkeypatch) -> None:
     monkeypatch.delenv(precision.ENV, raising=False)
-    assert precision.cpu_matmul_dtype() == torch.float32  # the default
     monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)
-    assert precision.cpu_matmul_dtype("auto") == torch.bfloat16
+    assert precision.cpu_matmul_dtype() == torch.bfloat16  # the default, auto
+    monkeypatch.setenv(precision.ENV, "fp32")
+    assert precision.cpu_matmul_dtype() == torch.float32
     monkeypatch.setenv(precision.ENV, "bf16")
     assert precision.cpu_matmul_dtype() == torch.bfloat16
     assert precision.cpu_matmul_dtype("fp32") == torch.float32  # an explicit choice wins
     monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
     assert precision.cpu_matmul_dtype("auto") == torch.float32
+    monkeypatch.delenv(precision.ENV)
+    assert precision.cpu_matmul_dtype() == torch.float32  # auto, without the instructions
+    monkeypatch.setenv(precision.ENV, "bf16")
     with pytest.raises(ValueError, match="POPUCOM_CPU_MATMUL=bf16: this CPU has no bf16 arithmetic"):
         precision.cpu_matmul_dtype()
     with pytest.raises(ValueError, match="unknown CPU matmul precision 'fp8'"):
@@ -49,6 +53,9 @@ def test_bf16_products_stay_close_to_fp32_and_leave_training_alone() -> None:
     # bf16 operands carry 8 significant bits: outputs move by about 1e-2, not 1e-5 (fp32) nor 1.
     assert 1e-5 < np.abs(got["wdl"] - fp32["wdl"]).max() < 0.05
     assert np.abs(got["ownership"] - fp32["ownership"]).max() < 0.1
+    # Small batches keep fp32 products (the conversions would cost more than they save).
+    small = x[: layers.NARROW_MATMUL_MIN_BATCH - 1]
+    np.testing.assert_allclose(bf16.run_all(small)["wdl"], fp32["wdl"][: len(small)], atol=1e-5)
     # The training path (gradients on) ignores the setting: the same numbers as the fp32 net.
     features = torch.from_numpy(x)
     want = net(features)["wdl_logits"]
