@@ -17,13 +17,13 @@ Needs a CPU with bf16 arithmetic (AVX512-BF16 or AMX).
 import argparse
 import copy
 import json
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from strength import head_to_head  # bench/strength.py: this script's folder is on sys.path
+from inference import rates  # bench/inference.py and bench/strength.py: this script's folder is on sys.path
+from strength import head_to_head
 
 from popucom.arena.match import make_openings, play_match
 from popucom.arena.players import Player
@@ -32,21 +32,6 @@ from popucom.data.positions import random_features
 from popucom.infer.precision import cpu_has_bf16
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn.checkpoint import load_network
-
-
-def speeds(evaluators: dict, batches: list[int], repeats: int) -> dict:
-    times = {(name, b): [] for name in evaluators for b in batches}
-    inputs = {b: random_features(b, seed=b, komi_range=5) for b in batches}
-    for run in evaluators.values():
-        for b in batches:
-            run.run_all(inputs[b])  # warm-up
-    for _ in range(repeats):
-        for b in batches:
-            for name, run in evaluators.items():
-                start = time.perf_counter()
-                run.run_all(inputs[b])
-                times[name, b].append(time.perf_counter() - start)
-    return {name: {str(b): round(b / statistics.median(times[name, b])) for b in batches} for name in evaluators}
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -87,7 +72,7 @@ def main() -> None:
         "fp32": TorchEvaluator(net, threads=args.threads, cpu_matmul="fp32"),
         "bf16": TorchEvaluator(copy.deepcopy(net), threads=args.threads, cpu_matmul="bf16"),
     }
-    speed = speeds(evaluators, args.batches, args.repeats)
+    speed = rates({name: e.run_all for name, e in evaluators.items()}, args.batches, args.repeats)
     outputs = output_differences(evaluators["fp32"], evaluators["bf16"])
     start = time.perf_counter()
     names = {k: f"{args.model.stem}@{args.visits},{k}" for k in evaluators}

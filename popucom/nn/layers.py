@@ -233,7 +233,7 @@ class SubLayer(nn.Module):
         weights = cached(self, lambda: self.inner.weights(self.norm.weight, self.gamma))
         if dtype != x.dtype:  # the matrices only: PoPE's phase tables stay fp32
             return self.inner.run(
-                x, cached(self, lambda: tuple(w.to(dtype) if w.dim() == 2 else w for w in weights), "_folded_matmul")
+                x, cached(self, lambda: tuple(w.to(dtype) if w.dim() == 2 else w for w in weights), f"_folded_{dtype}")
             )
         return self.inner.run(x, tuple(w.to(x.dtype) for w in weights))
 
@@ -290,7 +290,7 @@ class DepthMixer(nn.Module):
             out.copy_(self.score(source))
             return
         d = source.shape[-1]
-        queries = self.queries.detach().float().contiguous()
+        (queries,) = cached(self, lambda: (self.queries.detach().float().contiguous(),))
         _core.depth_score(source.view(-1, d).numpy(), queries.numpy(), RMS_EPS, out.view(-1, len(queries)).numpy())
 
 
