@@ -227,6 +227,36 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_grow(args: argparse.Namespace) -> int:
+    from .infer.threads import set_torch_threads
+    from .nn.config import preset
+    from .pipeline.grow import grow_run
+
+    try:
+        shape = {
+            name: _positive(value, flag)
+            for name, value, flag in (
+                ("d_model", args.d_model, "--d-model"),
+                ("layers", args.layers, "--layers"),
+                ("heads", args.heads, "--heads"),
+                ("mlp_ratio", args.mlp_ratio, "--mlp-ratio"),
+            )
+            if value is not None
+        }
+        model = preset(args.preset, **shape)  # ModelConfig names a shape it cannot build
+        threads = set_torch_threads(args.threads)
+        print(f"grow: training on {threads} torch thread(s)")
+        figures = grow_run(args.source, args.run_dir, model, epochs=args.epochs, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print("\ninterrupted: run the same command again to retrain the grown network", file=sys.stderr)
+        return 130
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("grow", e)
+    print(json.dumps(figures))
+    print(f"continue it with: popucom pipeline --run-dir {args.run_dir}")
+    return 0
+
+
 def cmd_selfplay(args: argparse.Namespace) -> int:
     from .fileio import check_writable
     from .pipeline.config import pipeline_preset
@@ -447,6 +477,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=cmd_pipeline)
+
+    p = sub.add_parser(
+        "grow", help="start a new run from another run's newest model with a bigger network trained on its window"
+    )
+    p.add_argument("--from", dest="source", required=True, metavar="RUN_DIR", help="the run to grow from")
+    p.add_argument("--run-dir", required=True, help="the new run's directory")
+    p.add_argument(
+        "--preset",
+        default="small",
+        choices=MODEL_PRESETS,
+        metavar="PRESET",
+        help="model preset the shape flags change: %(choices)s (default small)",
+    )
+    p.add_argument("--d-model", type=int, help="width (the preset's unless given)")
+    p.add_argument("--layers", type=int, help="attention + MLP layer pairs")
+    p.add_argument("--heads", type=int, help="attention heads (head widths 8, 16 and 32 have the fast CPU kernel)")
+    p.add_argument("--mlp-ratio", type=int, help="MLP hidden width over d_model")
+    p.add_argument("--epochs", type=float, default=2.0, help="passes over the source's replay window (default 2)")
+    p.add_argument("--threads", type=int, default=0, help="torch threads for the training (default: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_grow)
 
     p = sub.add_parser("selfplay", help="play self-play games with one model and write training shards")
     p.add_argument("--model", required=True, help="a .onnx model or .pt checkpoint")

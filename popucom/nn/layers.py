@@ -142,6 +142,8 @@ class PoPEAttention(nn.Module):
         if fused_attention_applies(x, hd):
             out = weights[1]
             return F.linear(self.fused_core(x, weights).to(out.dtype), out).to(x.dtype)
+        if weights[0].dtype != x.dtype:  # narrowed products on a head width the kernel lacks
+            return self.run(x.to(weights[0].dtype), weights).to(x.dtype)
         q2, k2, v = self.project(x, weights)
         if self.training and torch.is_grad_enabled() and not tracing():
             with torch.no_grad():  # a training-time monitor, on a slice of the batch

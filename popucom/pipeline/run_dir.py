@@ -217,6 +217,17 @@ def rows_played(run: RunDir, model: int) -> int:
     return rows_before(run) + sum(n for k, n in _rows_per_iteration(run).items() if k < model)
 
 
+def first_model(run: RunDir) -> int:
+    """The oldest model of the run: 0, or the iteration a grown run started at (grow.py)."""
+    try:
+        origin = json.loads((run.root / "origin.json").read_text())
+    except FileNotFoundError:
+        return 0
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{run.root / 'origin.json'} is unreadable: {e}") from None
+    return int(origin.get("iteration", 0)) if isinstance(origin, dict) and "grown_from" in origin else 0
+
+
 def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:
     """The model that plays self-play after k iterations: the newest one, or with gating
     the newest one that passed its gate (model 0 always has)."""
@@ -226,7 +237,7 @@ def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:
         path = run.evaluation(j)
         if path.exists() and json.loads(path.read_text()).get("accepted", True):
             return j
-    return 0
+    return first_model(run)
 
 
 def read_stage_record(run: RunDir, k: int) -> dict[str, dict]:

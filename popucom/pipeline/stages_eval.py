@@ -10,7 +10,7 @@ from ..arena.match import GameRecord, make_openings, play_match, read_records, r
 from ..arena.players import Player
 from ..arena.ratings import SPRT, rate_players
 from ..fileio import write_text_atomic
-from .run_dir import best_model, run_wall_hours, selfplay_rows
+from .run_dir import best_model, first_model, run_wall_hours, selfplay_rows
 from .stages import Iteration, make_evaluator
 
 logger = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def stage_evaluate(it: Iteration) -> dict:
         return json.loads(path.read_text())
     openings = make_openings(ev.openings, ev.opening_plies, seed=config.seed + k)
     n = 2 * len(openings)
-    previous = best_model(config, run, k) if ev.gating else max(0, k + 1 - ev.every)
+    previous = best_model(config, run, k) if ev.gating else max(first_model(run), k + 1 - ev.every)
     new_name, old_name = f"model_{k + 1:04d}", f"model_{previous:04d}"
 
     def network(name: str, index: int) -> Player:

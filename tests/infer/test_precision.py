@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from popucom import _core
 from popucom.data.positions import random_features
 from popucom.infer import precision
 from popucom.infer.torch_backend import TorchEvaluator
@@ -32,9 +33,9 @@ def test_the_choice_follows_the_argument_then_the_environment(monkeypatch) -> No
         precision.cpu_matmul_dtype("fp8")
 
 
-def perturbed_small_net() -> PopucomNet:
+def perturbed_small_net(**overrides: object) -> PopucomNet:
     torch.manual_seed(4)
-    net = PopucomNet(preset("small")).eval()
+    net = PopucomNet(preset("small", **overrides)).eval()
     with torch.no_grad():
         for p in net.parameters():
             p.add_(0.1 * torch.randn_like(p))
@@ -60,3 +61,15 @@ def test_bf16_products_stay_close_to_fp32_and_leave_training_alone() -> None:
     features = torch.from_numpy(x)
     want = net(features)["wdl_logits"]
     torch.testing.assert_close(bf16_net(features)["wdl_logits"], want)
+
+
+@pytest.mark.skipif(not precision.cpu_has_bf16(), reason="the CPU has no bf16 arithmetic")
+def test_bf16_products_work_on_a_head_width_the_attention_kernel_lacks() -> None:
+    # 96 wide, 4 heads: head width 24, which csrc/nn/pope_attention does not serve, so the
+    # attention falls back to torch with bf16 weights (this raised a dtype error once).
+    net = perturbed_small_net(d_model=96)
+    assert net.config.d_model // net.config.heads not in _core.POPE_HEAD_DIMS
+    x = random_features(16, seed=6, komi_range=5)
+    fp32 = TorchEvaluator(net, threads=1, cpu_matmul="fp32").run_all(x)
+    got = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16").run_all(x)
+    assert 1e-5 < np.abs(got["wdl"] - fp32["wdl"]).max() < 0.05
