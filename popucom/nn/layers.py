@@ -34,7 +34,8 @@ def cached(module: nn.Module, build: Callable[[], tuple], slot: str = "_folded")
     while no gradient is wanted; a parameter with new storage or a new version invalidates it."""
     if torch.is_grad_enabled() or tracing():
         return build()
-    key = tuple((p.data_ptr(), p._version, p.dtype) for p in module.parameters())
+    # Parameters made under torch.inference_mode have no version counter (and cannot change in place).
+    key = tuple((p.data_ptr(), -1 if p.is_inference() else p._version, p.dtype) for p in module.parameters())
     hit = module.__dict__.get(slot)
     if hit is None or hit[0] != key:
         hit = module.__dict__[slot] = (key, build())

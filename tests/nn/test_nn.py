@@ -184,6 +184,15 @@ def test_inference_cache_follows_weight_updates() -> None:
     assert torch.allclose(after, expected, atol=1e-4)
 
 
+def test_a_network_built_under_inference_mode_runs() -> None:
+    # Its parameters are inference tensors, which have no version counter for the cache key.
+    x = features(2)
+    with torch.inference_mode():
+        net = PopucomNet(preset("tiny")).eval()
+        first = net(x)["policy_logits"].clone()
+        torch.testing.assert_close(net(x)["policy_logits"], first)
+
+
 def test_sdpa_gradients_match_eager_reference() -> None:
     from popucom.nn.reference import eager_reference
 
