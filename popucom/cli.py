@@ -229,8 +229,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
 def cmd_grow(args: argparse.Namespace) -> int:
     from .infer.threads import set_torch_threads
-    from .nn.config import preset
-    from .pipeline.grow import grow_run
+    from .pipeline.grow import grow_run, grown_model
 
     try:
         shape = {
@@ -243,14 +242,21 @@ def cmd_grow(args: argparse.Namespace) -> int:
             )
             if value is not None
         }
-        model = preset(args.preset, **shape)  # ModelConfig names a shape it cannot build
+        model = grown_model(args.source, args.preset, **shape)  # ModelConfig names a shape it cannot build
         threads = set_torch_threads(args.threads)
         print(f"grow: training on {threads} torch thread(s)")
-        figures = grow_run(args.source, args.run_dir, model, epochs=args.epochs, progress=not args.quiet)
+        figures = grow_run(
+            args.source,
+            args.run_dir,
+            model,
+            epochs=args.epochs,
+            progress=not args.quiet,
+            teacher_share=args.teacher_share,
+        )
     except KeyboardInterrupt:
         print("\ninterrupted: run the same command again to retrain the grown network", file=sys.stderr)
         return 130
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
+    except (ValueError, RuntimeError, OSError) as e:
         return fail("grow", e)
     print(json.dumps(figures))
     print(f"continue it with: popucom pipeline --run-dir {args.run_dir}")
@@ -485,16 +491,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-dir", required=True, help="the new run's directory")
     p.add_argument(
         "--preset",
-        default="small",
         choices=MODEL_PRESETS,
         metavar="PRESET",
-        help="model preset the shape flags change: %(choices)s (default small)",
+        help="model preset the shape flags change: %(choices)s (default: the source run's network)",
     )
-    p.add_argument("--d-model", type=int, help="width (the preset's unless given)")
+    p.add_argument("--d-model", type=int, help="width (unchanged unless given)")
     p.add_argument("--layers", type=int, help="attention + MLP layer pairs")
     p.add_argument("--heads", type=int, help="attention heads (head widths 8, 16 and 32 have the fast CPU kernel)")
     p.add_argument("--mlp-ratio", type=int, help="MLP hidden width over d_model")
     p.add_argument("--epochs", type=float, default=2.0, help="passes over the source's replay window (default 2)")
+    p.add_argument(
+        "--teacher-share",
+        type=float,
+        default=0.0,
+        help="how far each target moves towards the source network's prediction, 0-1 (default 0: the games only)",
+    )
     p.add_argument("--threads", type=int, default=0, help="torch threads for the training (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_grow)

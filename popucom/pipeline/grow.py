@@ -3,22 +3,25 @@ shape (wider, deeper), trained first on the old run's replay window.
 
 When a run has levelled off, the classic next step (KataGo's bigger nets) is more capacity,
 but a new network from scratch would throw away the run's self-play. `grow_run` starts run
-`target` at the newest model K of run `source`:
+`target` at the newest complete iteration K of run `source` (both runs locked meanwhile):
 
   - the self-play shards of iterations before K are hard-linked (copied across file
     systems): the new run's window, its size schedule and its row counts are the old run's;
   - the komi statistics, the metrics and the stage records of iterations 1..K are copied,
     so `run_pipeline` resumes the new run at iteration K;
   - the new network trains `epochs` passes over the window that iteration K would train
-    on, with its own learning-rate schedule: warm-up, then the cosine down to the run's
-    floor over these steps (the config's `train.total_steps` becomes their number), so the
-    grown network continues at the floor rate the old one had reached;
+    on, optionally taught by the old network as well (`teacher_share`), with its own
+    learning-rate schedule: warm-up, then the cosine down to the run's floor over these
+    steps (the config's `train.total_steps` becomes their number), so the grown network
+    continues at the floor rate the old one had reached;
   - it is written as checkpoint and model K, the config with the new model as the run's.
 
 Then `popucom pipeline --run-dir TARGET` continues it with self-play. origin.json records
-where the run came from and what the supervised phase measured. The ladder and the
-evaluations are the new run's own. A killed grow is run again from the start of its
-training (the links and copies are kept).
+where the run came from and what the supervised phase measured; rows_before carries a
+shipped source's earlier rows on, so the window keeps its size. The ladder and the
+evaluations are the new run's own. Until it finishes, grow_unfinished.json marks the new
+run, which the pipeline then refuses; the same grow command again redoes it (the links
+and copies are kept, the training is redone).
 """
 
 from __future__ import annotations
@@ -26,17 +29,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import os
 import shutil
 import time
 from pathlib import Path
 
 from ..fileio import write_text_atomic
-from ..nn.config import ModelConfig
-from ..train.trainer import Trainer
+from ..nn.config import ModelConfig, preset
+from ..train.trainer import Trainer, load_network_with_checkpoint
 from ..train.window import ReplayWindow
 from .config import PipelineConfig
-from .run_dir import RunDir, selfplay_rows
+from .lock import RunLock
+from .metrics import read_metrics
+from .run import iteration_complete
+from .run_dir import GROW_UNFINISHED, RunDir, first_model, rows_before, selfplay_rows
 from .stages import export_iteration
 
 logger = logging.getLogger(__name__)
@@ -64,9 +71,28 @@ def _seed_from_source(source: RunDir, target: RunDir, k: int) -> None:
     for j in range(1, k + 1):
         if source.stages(j).exists():
             shutil.copy2(source.stages(j), target.stages(j))
-    for name in ("komi_stats.json", "metrics.jsonl"):
+    for name in ("komi_stats.json", "metrics.jsonl"):  # copies: the new run appends to them
         if (source.root / name).exists():
             shutil.copy2(source.root / name, target.root / name)
+
+
+def newest_complete_model(run: RunDir) -> int:
+    """The newest model whose iteration finished every stage (a run killed during its
+    evaluation or ladder has a newer model whose iteration is not complete)."""
+    metric_iterations = {line.get("iteration") for line in read_metrics(run.metrics, skip_bad=True)}
+    k = run.latest_model()
+    while k > first_model(run) and not iteration_complete(run, k - 1, metric_iterations):
+        k -= 1
+    return k
+
+
+def grown_model(source: str | Path, preset_name: str | None = None, **shape: int) -> ModelConfig:
+    """The source run's network (or preset `preset_name`) with the given shape fields changed."""
+    if preset_name:
+        return dataclasses.replace(preset(preset_name), **shape)
+    if not (Path(source) / "config.json").exists():
+        raise ValueError(f"{source} is not a pipeline run (no config.json)")
+    return dataclasses.replace(PipelineConfig.load(Path(source) / "config.json").model, **shape)
 
 
 def grow_run(
@@ -75,54 +101,71 @@ def grow_run(
     model: ModelConfig,
     epochs: float = 2.0,
     progress: bool = True,
+    teacher_share: float = 0.0,
 ) -> dict:
-    """Starts run `target` at run `source`'s newest model with network `model`, trained
-    `epochs` times over that iteration's replay window; returns the figures (also in
-    target/origin.json). Torch's thread count is the caller's."""
-    if epochs <= 0:
+    """Starts run `target` at run `source`'s newest complete iteration with network `model`,
+    trained `epochs` times over that iteration's replay window; returns the figures (also in
+    target/origin.json). With `teacher_share` > 0 the source's network teaches: every target
+    moves that share of the way to its prediction (losses.teacher_targets). Torch's thread
+    count is the caller's. Both runs are locked meanwhile."""
+    if not (math.isfinite(epochs) and epochs > 0):
         raise ValueError(f"--epochs {epochs}: want a positive number of passes over the window")
+    if not 0.0 <= teacher_share <= 1.0:
+        raise ValueError(f"--teacher-share {teacher_share}: want a fraction in [0, 1]")
     src_root = Path(source)
     if not (src_root / "config.json").exists():
         raise ValueError(f"{src_root} is not a pipeline run (no config.json)")
     if Path(target).resolve() == src_root.resolve():
         raise ValueError("the grown run needs a directory of its own, not the source run's")
-    src = RunDir(src_root)
-    config = PipelineConfig.load(src.config)
-    k = src.latest_model()
-    if k < 1:
-        raise ValueError(f"{src_root} has no trained model to grow from")
-    run = RunDir(target)
-    if run.checkpoint(k).exists() or run.config.exists():
+    src, run = RunDir(src_root), RunDir(target)
+    unfinished = run.root / GROW_UNFINISHED
+    if run.config.exists() and not unfinished.exists():
         raise ValueError(f"{run.root} already holds a run: continue it with `popucom pipeline --run-dir {run.root}`")
-    started = time.perf_counter()
-    _seed_from_source(src, run, k)
-    total_rows, _ = selfplay_rows(run, k - 1)
-    window = ReplayWindow(run.selfplay, config.window_size(total_rows), config.train.val_fraction)
-    if window.num_samples < config.min_samples_to_train:
-        raise ValueError(f"{src_root}'s window holds only {window.num_samples} samples: too few to train a network on")
-    steps = max(1, round(epochs * window.num_samples / config.train.batch_size))
-    train = dataclasses.replace(config.train, total_steps=max(steps, config.train.warmup_steps + 1))
-    grown = dataclasses.replace(config, model=model, train=train)
-    logger.info(
-        f"grow: {model.preset} d{model.d_model}x{model.layers} ({model.heads} heads) on {window.num_samples} "
-        f"samples of {src_root} at iteration {k}: {steps} steps"
-    )
-    trainer = Trainer(model, train, log_dir=run.root / "tb")
-    val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
-    metrics = trainer.train(window, steps, progress=progress, val_batches=val)
-    trainer.save(run.checkpoint(k))
-    grown.save(run.config)
-    export_iteration(grown, run, k)
-    figures = {
-        "grown_from": str(src_root),
-        "iteration": k,
-        "model": model.to_dict(),
-        "parameters": sum(p.numel() for p in trainer.model.parameters()),
-        "window_samples": window.num_samples,
-        "epochs": epochs,
-        "steps": steps,
-        "seconds": time.perf_counter() - started,
-        **{key: v for key, v in metrics.items() if isinstance(v, (int, float))},
-    }
-    write_text_atomic(run.root / "origin.json", json.dumps(figures, indent=1) + "\n")
+    with RunLock(src.lock), RunLock(run.lock):
+        config = PipelineConfig.load(src.config)
+        k = newest_complete_model(src)
+        if k < 1:
+            raise ValueError(f"{src_root} has no trained model to grow from")
+        started = time.perf_counter()
+        write_text_atomic(unfinished, json.dumps({"grown_from": str(src_root), "iteration": k}))
+        _seed_from_source(src, run, k)
+        before = rows_before(src)  # a source that began from a shipped model: its window's size
+        total_rows = before + selfplay_rows(run, k - 1)[0]
+        window = ReplayWindow(run.selfplay, config.window_size(total_rows), config.train.val_fraction)
+        if window.num_samples < config.min_samples_to_train:
+            raise ValueError(f"{src_root}'s window holds only {window.num_samples} samples: too few to train on")
+        steps = max(1, round(epochs * window.num_samples / config.train.batch_size))
+        train = dataclasses.replace(config.train, total_steps=max(steps, config.train.warmup_steps + 1))
+        grown = dataclasses.replace(config, model=model, train=train)
+        logger.info(
+            f"grow: d{model.d_model}x{model.layers} ({model.heads} heads) on {window.num_samples} samples of "
+            f"{src_root} at iteration {k}: {steps} steps"
+        )
+        device = "cuda" if config.device == "cuda" else "cpu"
+        teacher = None
+        if teacher_share > 0:
+            teacher = load_network_with_checkpoint(src.checkpoint(k), expect=config.model)[0].to(device)
+        trainer = Trainer(
+            model, train, device=device, log_dir=run.root / "tb", teacher=teacher, teacher_share=teacher_share
+        )
+        val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
+        metrics = trainer.train(window, steps, progress=progress, val_batches=val)
+        trainer.save(run.checkpoint(k))
+        grown.save(run.config)
+        export_iteration(grown, run, k)
+        figures = {
+            "grown_from": str(src_root),
+            "iteration": k,
+            "rows_before": before,
+            "model": model.to_dict(),
+            "parameters": sum(p.numel() for p in trainer.model.parameters()),
+            "window_samples": window.num_samples,
+            "epochs": epochs,
+            "teacher_share": teacher_share,
+            "steps": steps,
+            "seconds": time.perf_counter() - started,
+            **{key: v for key, v in metrics.items() if isinstance(v, (int, float))},
+        }
+        write_text_atomic(run.root / "origin.json", json.dumps(figures, indent=1) + "\n")
+        unfinished.unlink()
     return figures

@@ -38,7 +38,7 @@ from ..train.trainer import Trainer
 from .config import PipelineConfig
 from .lock import RunLock
 from .metrics import read_metrics, stage_metrics
-from .run_dir import RunDir, read_stage_record, resolve_config
+from .run_dir import GROW_UNFINISHED, RunDir, first_model, read_stage_record, resolve_config
 from .stages import (
     Iteration,
     SelfPlayStage,
@@ -92,7 +92,12 @@ def run_iteration(it: Iteration, stages: list[tuple[str, Stage]] | None = None) 
 
 
 def start_run(run: RunDir, config: PipelineConfig, progress: bool) -> None:
-    """Iteration 0: a warm start from bot games (if configured) or random weights, exported."""
+    """Iteration 0: a warm start from bot games (if configured) or random weights, exported.
+    A grown run (grow.py) starts at its first model instead, once its grow has finished."""
+    if (run.root / GROW_UNFINISHED).exists():
+        raise ValueError(f"{run.root}: `popucom grow` did not finish here; run the same grow command again")
+    if first_model(run) > 0:
+        return
     if not run.checkpoint(0).exists() and config.warm_start is not None:
         from .warm_start import warm_start
 

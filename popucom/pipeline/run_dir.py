@@ -76,8 +76,9 @@ class RunDir:
         return self.root / "stages" / f"iter_{k:04d}.json"
 
     def latest_model(self) -> int:
-        """The newest iteration whose checkpoint and model both exist (-1 if none)."""
-        k = -1
+        """The newest iteration whose checkpoint and model both exist, counting from the
+        run's first model (-1 if none)."""
+        k = first_model(self) - 1
         while self.checkpoint(k + 1).exists() and self.model(k + 1).exists():
             k += 1
         return k
@@ -215,6 +216,9 @@ def selfplay_rows(run: RunDir, k: int) -> tuple[int, int]:
 def rows_played(run: RunDir, model: int) -> int:
     """Self-play rows behind model `model`: those of iterations before it, earlier runs' included."""
     return rows_before(run) + sum(n for k, n in _rows_per_iteration(run).items() if k < model)
+
+
+GROW_UNFINISHED = "grow_unfinished.json"  # in a run that `popucom grow` has begun and not finished
 
 
 def first_model(run: RunDir) -> int:

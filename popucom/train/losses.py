@@ -44,7 +44,7 @@ def soft_distribution_ce(pred, target, batch, weights, head) -> torch.Tensor:
 
 
 def class_ce(pred, target, batch, weights, head) -> torch.Tensor:
-    """Cross-entropy of logits to a class index."""
+    """Cross-entropy of logits to a class index (or to a distribution over the classes)."""
     return F.cross_entropy(pred.float(), target)
 
 
@@ -83,6 +83,34 @@ def losses(
         total = weighted if total is None else total + weighted
     terms["total"] = total
     return terms
+
+
+@torch.no_grad()
+def teacher_targets(
+    batch: Mapping[str, torch.Tensor], teacher: Mapping[str, torch.Tensor], share: float
+) -> dict[str, torch.Tensor]:
+    """The batch with each target moved `share` of the way to another network's prediction
+    (knowledge distillation: a new network learns from the one it replaces as well as from the
+    games). Distributions and classes blend with the teacher's softmax (a class target becomes
+    a distribution, which the class loss takes as well), regressions with its values. A target
+    shared by several heads follows the first of them (the policy, not the soft policy)."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"teacher share {share}: want a fraction in [0, 1]")
+    out = dict(batch)
+    blended: set[str] = set()
+    for head in HEADS:
+        if head.target in blended:
+            continue
+        blended.add(head.target)
+        pred, target = teacher[head.name].float(), batch[head.target]
+        if head.loss in ("distribution_ce", "soft_distribution_ce", "class_ce"):
+            taught = F.softmax(pred, dim=-1)
+            if head.loss == "class_ce":
+                target = F.one_hot(target, pred.shape[-1]).float()
+        else:
+            taught = pred
+        out[head.target] = (1.0 - share) * target + share * taught
+    return out
 
 
 @torch.no_grad()

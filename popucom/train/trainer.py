@@ -26,7 +26,7 @@ from ..nn.checkpoint import network_from_state, read_model_state
 from ..nn.checkpoint_file import write_checkpoint
 from ..nn.config import ModelConfig
 from ..nn.model import PopucomNet
-from .losses import TARGET_FIELDS, accuracy, losses
+from .losses import TARGET_FIELDS, accuracy, losses, teacher_targets
 from .window import Batch, ReplayWindow
 
 logger = logging.getLogger(__name__)
@@ -126,9 +126,13 @@ class Trainer:
         device: str | torch.device = "cpu",
         log_dir: str | Path | None = None,
         model: torch.nn.Module | None = None,
+        teacher: torch.nn.Module | None = None,
+        teacher_share: float = 0.0,
     ) -> None:
         """`model` overrides the PopucomNet built from model_config (the ablation's conv baseline);
-        it must return the heads of popucom.nn.outputs.HEADS and offer muon_parameters()."""
+        it must return the heads of popucom.nn.outputs.HEADS and offer muon_parameters().
+        With a `teacher` network (frozen, on the same device), every target is moved
+        `teacher_share` of the way to its prediction (losses.teacher_targets)."""
         self.model_config = model_config
         self.config = train_config or TrainConfig()
         self.device = torch.device(device)
@@ -150,6 +154,8 @@ class Trainer:
         )
         self.optimizers = [opt for opt in (self.muon, self.adamw) if opt is not None]
         self.autocast_dtype = torch.bfloat16 if self.device.type == "cuda" else None
+        self.teacher = teacher.eval().requires_grad_(False) if teacher is not None else None
+        self.teacher_share = teacher_share
         # The eager module stays self.model (evaluation, checkpoints, the measured steps).
         self.train_forward = torch.compile(self.model) if c.compile else self.model
         self.writer = None
@@ -169,7 +175,11 @@ class Trainer:
         with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
             # Measured steps run eagerly: the attention-logit monitor lives outside compiled graphs.
             out = self.model(tensors["features"]) if measure else self.compiled_forward(tensors["features"])
-        terms = losses(out, tensors, self.model_config)
+        targets = tensors
+        if self.teacher is not None:
+            with torch.no_grad():
+                targets = teacher_targets(tensors, self.teacher(tensors["features"]), self.teacher_share)
+        terms = losses(out, targets, self.model_config)
         if not torch.isfinite(terms["total"]):
             raise FloatingPointError(f"training loss is not finite at step {self.step}: {terms['total'].item()}")
         for opt in self.optimizers:

@@ -13,6 +13,7 @@ from popucom.infer.parity import max_abs_difference
 from popucom.nn import PopucomNet, preset
 from popucom.nn.export import export_onnx
 from popucom.train import ReplayWindow, TrainConfig, Trainer, load_checkpoint
+from popucom.train.losses import TARGET_FIELDS
 from popucom.train.window import SOURCE
 
 
@@ -212,6 +213,59 @@ def test_losses_are_the_written_out_terms() -> None:
         assert torch.equal(terms[key], expected[key]), key
     terms["total"].backward()  # and it trains: every head gets a gradient
     assert all(p.grad is not None for p in net.value_head.parameters())
+
+
+def test_teacher_targets_blend_the_games_with_the_teachers_predictions(bot_shards) -> None:
+    import torch.nn.functional as F
+
+    from popucom.train.losses import losses, teacher_targets
+
+    config = preset("tiny")
+    torch.manual_seed(2)
+    net = PopucomNet(config)
+    batch = next(iter(ReplayWindow(bot_shards, 100_000).validation_batches(32)))
+    tensors = {k: torch.from_numpy(np.ascontiguousarray(getattr(batch, k))) for k in ("features", *TARGET_FIELDS)}
+    out = net(tensors["features"])
+    # Share 0: the games' targets (the class target as its one-hot distribution, the same loss).
+    none = losses(out, teacher_targets(tensors, out, 0.0), config)
+    plain = losses(out, tensors, config)
+    for key in plain:
+        torch.testing.assert_close(none[key], plain[key])
+    # Share 1 from itself: the distributions are the net's own, so their losses have no gradient.
+    taught = teacher_targets(tensors, {k: v.detach() for k, v in out.items()}, 1.0)
+    torch.testing.assert_close(taught["outcome"], F.softmax(out["wdl_logits"], -1).detach())
+    torch.testing.assert_close(taught["ownership"], out["ownership"].detach())
+    terms = losses(out, taught, config)
+    logits = [out["policy_logits"], out["wdl_logits"]]
+    grads = torch.autograd.grad(terms["policy"] + terms["value"] + terms["ownership"], logits)
+    assert all(float(g.abs().max()) < 1e-6 for g in grads)
+    with pytest.raises(ValueError, match="teacher share 1.5"):
+        teacher_targets(tensors, out, 1.5)
+
+
+def test_a_taught_network_moves_towards_its_teacher(bot_shards) -> None:
+    """Trained on the same batches, a student taught by a network comes out closer to that
+    network's policy than one taught by the games alone."""
+    import torch.nn.functional as F
+
+    window = ReplayWindow(bot_shards, 100_000)
+    teacher_trainer = Trainer(preset("tiny"), TrainConfig(batch_size=64, lr=3e-3, warmup_steps=5, seed=7))
+    teacher_trainer.train(window, 40, progress=False)
+    teacher = teacher_trainer.model.eval()
+    val = window.validation_batches(256)
+    x = torch.from_numpy(val[0].features)
+    with torch.no_grad():
+        target = F.softmax(teacher(x)["policy_logits"], -1)
+
+    def distance_after(share: float) -> float:
+        config = TrainConfig(batch_size=64, lr=3e-3, warmup_steps=5, seed=8)
+        student = Trainer(preset("tiny", layers=1), config, teacher=teacher, teacher_share=share)
+        student.train(ReplayWindow(bot_shards, 100_000), 40, progress=False)
+        with torch.no_grad():
+            logp = F.log_softmax(student.model.eval()(x)["policy_logits"], -1)
+        return float(F.kl_div(logp, target, reduction="batchmean"))
+
+    assert distance_after(0.9) < distance_after(0.0)
 
 
 def test_every_head_has_a_loss_kind_a_target_and_a_weight() -> None:
