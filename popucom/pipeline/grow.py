@@ -54,8 +54,10 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         return
     try:
         os.link(src, dst)
-    except OSError:  # another file system, or no hard links there
-        shutil.copy2(src, dst)
+    except OSError:  # another file system, or no hard links there: a whole copy or none
+        partial = dst.with_name(dst.name + ".copying")
+        shutil.copy2(src, partial)
+        os.replace(partial, dst)
 
 
 def _shard_iteration(path: Path) -> int:
