@@ -14,6 +14,10 @@ but a new network from scratch would throw away the run's self-play. `grow_run` 
     learning-rate schedule: warm-up, then the cosine down to the run's floor over these
     steps (the config's `train.total_steps` becomes their number), so the grown network
     continues at the floor rate the old one had reached;
+    A network that only gets deeper (`--layers` up, nothing else changed) starts instead as
+    the old one with identity layers added (nn/deepen.py: the same outputs) and continues the
+    old schedule at its step; its supervised phase (`epochs`, which may be 0) then runs at
+    the run's floor rate;
   - it is written as checkpoint and model K, the config with the new model as the run's.
 
 Then `popucom pipeline --run-dir TARGET` continues it with self-play. origin.json records
@@ -37,6 +41,7 @@ from pathlib import Path
 
 from ..fileio import write_text_atomic
 from ..nn.config import ModelConfig, preset
+from ..nn.deepen import deepened
 from ..train.trainer import Trainer, load_network_with_checkpoint
 from ..train.window import ReplayWindow
 from .config import PipelineConfig
@@ -97,6 +102,41 @@ def grown_model(source: str | Path, preset_name: str | None = None, **shape: int
     return dataclasses.replace(PipelineConfig.load(Path(source) / "config.json").model, **shape)
 
 
+def only_deeper(old: ModelConfig, new: ModelConfig) -> bool:
+    """Whether `new` is `old` with more layers and nothing else changed (nn/deepen.py keeps the
+    old network's function then; mHC streams excluded)."""
+    return not old.mhc and new.layers > old.layers and dataclasses.replace(old, layers=new.layers) == new
+
+
+def _grown_trainer(
+    config: PipelineConfig, model: ModelConfig, source: Path, steps: int, teacher_share: float, log_dir: Path
+) -> tuple[Trainer, bool]:
+    """The trainer of the grown network (and whether it is the source's, deepened): a deepened
+    network continues the source's schedule at its step; a new one gets its own warm-up and
+    cosine down to the run's floor rate by the end of the `steps`."""
+    source_net, source_ckpt = load_network_with_checkpoint(source, expect=config.model)
+    device = "cuda" if config.device == "cuda" else "cpu"
+    deepening = only_deeper(config.model, model)
+    if steps == 0 and not deepening:
+        raise ValueError("--epochs 0 leaves a new network untrained: only a deepened one starts trained")
+    if deepening:
+        train, start = config.train, deepened(source_net, model.layers)
+    else:
+        train, start = dataclasses.replace(config.train, total_steps=max(steps, config.train.warmup_steps + 1)), None
+    trainer = Trainer(
+        model,
+        train,
+        device=device,
+        log_dir=log_dir,
+        model=start,
+        teacher=source_net.to(device) if teacher_share > 0 else None,
+        teacher_share=teacher_share,
+    )
+    if deepening:
+        trainer.step = source_ckpt.step
+    return trainer, deepening
+
+
 def grow_run(
     source: str | Path,
     target: str | Path,
@@ -110,8 +150,8 @@ def grow_run(
     target/origin.json). With `teacher_share` > 0 the source's network teaches: every target
     moves that share of the way to its prediction (losses.teacher_targets). Torch's thread
     count is the caller's. Both runs are locked meanwhile."""
-    if not (math.isfinite(epochs) and epochs > 0):
-        raise ValueError(f"--epochs {epochs}: want a positive number of passes over the window")
+    if not (math.isfinite(epochs) and epochs >= 0):
+        raise ValueError(f"--epochs {epochs}: want a number of passes over the window, 0 or more")
     if not 0.0 <= teacher_share <= 1.0:
         raise ValueError(f"--teacher-share {teacher_share}: want a fraction in [0, 1]")
     src_root = Path(source)
@@ -125,6 +165,8 @@ def grow_run(
         raise ValueError(f"{run.root} already holds a run: continue it with `popucom pipeline --run-dir {run.root}`")
     with RunLock(src.lock), RunLock(run.lock):
         config = PipelineConfig.load(src.config)
+        if epochs == 0 and not only_deeper(config.model, model):
+            raise ValueError("--epochs 0 leaves a new network untrained: only a deepened one starts trained")
         k = newest_complete_model(src)
         if k < 1:
             raise ValueError(f"{src_root} has no trained model to grow from")
@@ -136,22 +178,16 @@ def grow_run(
         window = ReplayWindow(run.selfplay, config.window_size(total_rows), config.train.val_fraction)
         if window.num_samples < config.min_samples_to_train:
             raise ValueError(f"{src_root}'s window holds only {window.num_samples} samples: too few to train on")
-        steps = max(1, round(epochs * window.num_samples / config.train.batch_size))
-        train = dataclasses.replace(config.train, total_steps=max(steps, config.train.warmup_steps + 1))
-        grown = dataclasses.replace(config, model=model, train=train)
+        steps = round(epochs * window.num_samples / config.train.batch_size)
+        trainer, deepening = _grown_trainer(config, model, src.checkpoint(k), steps, teacher_share, run.root / "tb")
+        grown = dataclasses.replace(config, model=model, train=trainer.config)
         logger.info(
-            f"grow: d{model.d_model}x{model.layers} ({model.heads} heads) on {window.num_samples} samples of "
+            f"grow: d{model.d_model}x{model.layers} ({model.heads} heads"
+            f"{', the old layers kept' if deepening else ''}) on {window.num_samples} samples of "
             f"{src_root} at iteration {k}: {steps} steps"
         )
-        device = "cuda" if config.device == "cuda" else "cpu"
-        teacher = None
-        if teacher_share > 0:
-            teacher = load_network_with_checkpoint(src.checkpoint(k), expect=config.model)[0].to(device)
-        trainer = Trainer(
-            model, train, device=device, log_dir=run.root / "tb", teacher=teacher, teacher_share=teacher_share
-        )
         val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
-        metrics = trainer.train(window, steps, progress=progress, val_batches=val)
+        metrics = trainer.train(window, steps, progress=progress, val_batches=val) if steps else {}
         trainer.save(run.checkpoint(k))
         grown.save(run.config)
         export_iteration(grown, run, k)
@@ -163,6 +199,7 @@ def grow_run(
             "parameters": sum(p.numel() for p in trainer.model.parameters()),
             "window_samples": window.num_samples,
             "epochs": epochs,
+            "deepened": deepening,
             "teacher_share": teacher_share,
             "steps": steps,
             "seconds": time.perf_counter() - started,

@@ -80,6 +80,28 @@ def test_grow_starts_at_the_newest_complete_iteration_and_keeps_a_shipped_source
     assert selfplay_rows(run, 1)[0] == selfplay_rows(RunDir(copy), 1)[0] - selfplay_rows(RunDir(copy), 2)[1]
 
 
+def test_a_deeper_network_starts_as_the_old_one_and_continues_its_schedule(source_run, tmp_path) -> None:
+    import torch
+
+    from popucom.data.positions import random_features
+    from popucom.train.trainer import load_network_with_checkpoint
+
+    deeper = grown_model(source_run, layers=SOURCE_CONFIG.model.layers + 1)
+    figures = grow_run(source_run, tmp_path / "deeper", deeper, epochs=0, progress=False)
+    assert figures["deepened"] and figures["steps"] == 0
+    run, source = RunDir(tmp_path / "deeper"), RunDir(source_run)
+    old, old_ckpt = load_network_with_checkpoint(source.checkpoint(3))
+    new, new_ckpt = load_network_with_checkpoint(run.checkpoint(3), expect=deeper)
+    assert new_ckpt.step == old_ckpt.step  # the old schedule goes on where it was
+    assert PipelineConfig.load(run.config).train == SOURCE_CONFIG.train
+    x = torch.from_numpy(random_features(6, seed=1, komi_range=5))
+    with torch.inference_mode():
+        torch.testing.assert_close(new(x)["policy_logits"], old(x)["policy_logits"], rtol=1e-4, atol=2e-4)
+    with pytest.raises(ValueError, match="only a deepened one starts trained"):
+        grow_run(source_run, tmp_path / "wider", grown_model(source_run, **WIDER), epochs=0, progress=False)
+    assert not (tmp_path / "wider" / GROW_UNFINISHED).exists()  # refused before any work
+
+
 def test_an_unfinished_grow_is_refused_by_the_pipeline_and_redone(source_run, tmp_path, monkeypatch) -> None:
     target = tmp_path / "grown"
     model = grown_model(source_run, **WIDER)
@@ -104,8 +126,8 @@ def test_grow_refuses_what_it_cannot_grow_from(source_run, tmp_path) -> None:
         grow_run(tmp_path / "nothing", tmp_path / "out", preset("tiny"), progress=False)
     with pytest.raises(ValueError, match="a directory of its own"):
         grow_run(source_run, source_run, preset("tiny"), progress=False)
-    for epochs in (0, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="positive number of passes"):
+    for epochs in (-1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="number of passes over the window, 0 or more"):
             grow_run(source_run, tmp_path / "out", preset("tiny"), epochs=epochs, progress=False)
     with pytest.raises(ValueError, match="--teacher-share 2"):
         grow_run(source_run, tmp_path / "out", preset("tiny"), teacher_share=2, progress=False)
