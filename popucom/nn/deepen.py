@@ -39,8 +39,7 @@ def deepened(net: PopucomNet, layers: int) -> PopucomNet:
             state[name] = queries
         else:
             state[name] = value
-    with torch.no_grad():
-        for i in range(old_sublayers, len(deeper.sublayers)):
-            state[f"sublayers.{i}.gamma"] = torch.zeros_like(state[f"sublayers.{i}.gamma"])
+    for i in range(old_sublayers, len(deeper.sublayers)):
+        state[f"sublayers.{i}.gamma"] = torch.zeros_like(state[f"sublayers.{i}.gamma"])
     deeper.load_state_dict(state)
     return deeper.train(net.training)

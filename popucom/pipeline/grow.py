@@ -93,13 +93,17 @@ def newest_complete_model(run: RunDir) -> int:
     return k
 
 
+def _run_config(source: str | Path) -> PipelineConfig:
+    path = Path(source) / "config.json"
+    if not path.exists():
+        raise ValueError(f"{source} is not a pipeline run (no config.json)")
+    return PipelineConfig.load(path)
+
+
 def grown_model(source: str | Path, preset_name: str | None = None, **shape: int) -> ModelConfig:
     """The source run's network (or preset `preset_name`) with the given shape fields changed."""
-    if preset_name:
-        return dataclasses.replace(preset(preset_name), **shape)
-    if not (Path(source) / "config.json").exists():
-        raise ValueError(f"{source} is not a pipeline run (no config.json)")
-    return dataclasses.replace(PipelineConfig.load(Path(source) / "config.json").model, **shape)
+    base = preset(preset_name) if preset_name else _run_config(source).model
+    return dataclasses.replace(base, **shape)
 
 
 def only_deeper(old: ModelConfig, new: ModelConfig) -> bool:
@@ -117,8 +121,8 @@ def _grown_trainer(
     source_net, source_ckpt = load_network_with_checkpoint(source, expect=config.model)
     device = "cuda" if config.device == "cuda" else "cpu"
     deepening = only_deeper(config.model, model)
-    if steps == 0 and not deepening:
-        raise ValueError("--epochs 0 leaves a new network untrained: only a deepened one starts trained")
+    if steps == 0 and not deepening:  # --epochs too small for one batch of the window
+        raise ValueError("0 training steps leave a new network untrained: only a deepened one starts trained")
     if deepening:
         train, start = config.train, deepened(source_net, model.layers)
     else:
@@ -155,8 +159,7 @@ def grow_run(
     if not 0.0 <= teacher_share <= 1.0:
         raise ValueError(f"--teacher-share {teacher_share}: want a fraction in [0, 1]")
     src_root = Path(source)
-    if not (src_root / "config.json").exists():
-        raise ValueError(f"{src_root} is not a pipeline run (no config.json)")
+    config = _run_config(src_root)
     if Path(target).resolve() == src_root.resolve():
         raise ValueError("the grown run needs a directory of its own, not the source run's")
     src, run = RunDir(src_root), RunDir(target)
@@ -164,7 +167,6 @@ def grow_run(
     if run.config.exists() and not unfinished.exists():
         raise ValueError(f"{run.root} already holds a run: continue it with `popucom pipeline --run-dir {run.root}`")
     with RunLock(src.lock), RunLock(run.lock):
-        config = PipelineConfig.load(src.config)
         if epochs == 0 and not only_deeper(config.model, model):
             raise ValueError("--epochs 0 leaves a new network untrained: only a deepened one starts trained")
         k = newest_complete_model(src)

@@ -185,15 +185,32 @@ def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
     return games, chunks
 
 
+def read_origin(run: RunDir) -> dict:
+    """The run's origin.json, where it began (weights.seed_run, grow.py); {} for a run of its
+    own. ValueError naming the file when it is unreadable."""
+    path = run.root / "origin.json"
+    try:
+        origin = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path} is unreadable: {e}") from None
+    if not isinstance(origin, dict):
+        raise ValueError(f"{path} is unreadable: not a JSON object")
+    return origin
+
+
+def _origin_count(origin: dict, key: str, run: RunDir) -> int:
+    try:
+        return int(origin.get(key, 0))
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{run.root / 'origin.json'} is unreadable: {key}: {e}") from None
+
+
 def rows_before(run: RunDir) -> int:
     """Self-play rows of the runs before this one, for a run started from a shipped model
     (origin.json, weights.seed_run): its replay window keeps the size it had there."""
-    try:
-        return int(json.loads((run.root / "origin.json").read_text()).get("rows_before", 0))
-    except FileNotFoundError:
-        return 0
-    except (OSError, ValueError, TypeError, AttributeError) as e:
-        raise ValueError(f"{run.root / 'origin.json'} is unreadable: {e}") from None
+    return _origin_count(read_origin(run), "rows_before", run)
 
 
 def _rows_per_iteration(run: RunDir) -> dict[int, int]:
@@ -223,13 +240,8 @@ GROW_UNFINISHED = "grow_unfinished.json"  # in a run that `popucom grow` has beg
 
 def first_model(run: RunDir) -> int:
     """The oldest model of the run: 0, or the iteration a grown run started at (grow.py)."""
-    try:
-        origin = json.loads((run.root / "origin.json").read_text())
-    except FileNotFoundError:
-        return 0
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{run.root / 'origin.json'} is unreadable: {e}") from None
-    return int(origin.get("iteration", 0)) if isinstance(origin, dict) and "grown_from" in origin else 0
+    origin = read_origin(run)
+    return _origin_count(origin, "iteration", run) if "grown_from" in origin else 0
 
 
 def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:
