@@ -1,11 +1,14 @@
 """A deeper copy of a trained network that computes the same function (Net2DeeperNet).
 
-The new (attention, MLP) pairs go after the old ones with their LayerScale gains at zero,
-so each adds nothing to the residual: the plain trunk's sum is unchanged, and with
-attention residuals the old sub-layers' mixes see only the old sources while the final mix
-gains zero sources, which take softmax weight from the others by one common factor that
-the final RMS norm removes. Training then grows the gains from zero (their gradient is not
-zero) and the new layers with them. A network that only gets deeper this way starts its
+The new (attention, MLP) pairs go after the old ones with their last projection (attention
+output, MLP down) at zero, so each adds nothing to the residual: the plain trunk's sum is
+unchanged, and with attention residuals the old sub-layers' mixes see only the old sources
+while the final mix gains zero sources, which take softmax weight from the others by one
+common factor that the final RMS norm removes. Their LayerScale gains are the last old
+layer's, so the zero projection gets a full gradient from the first step and the layer's
+other weights follow as soon as it is not zero. (Zero gains instead, the first version,
+left the new layers idle: a zero gain zeroes the gradient of every weight behind it, and
+after 1,100 steps at the floor rate the gains were still 0.004; docs/learning.md.) A network that only gets deeper this way starts its
 new run as strong as the old one, where one trained afresh on the old run's games starts
 far behind (docs/learning.md).
 
@@ -18,6 +21,7 @@ import dataclasses
 
 import torch
 
+from .layers import PoPEAttention
 from .model import PopucomNet
 
 
@@ -40,6 +44,9 @@ def deepened(net: PopucomNet, layers: int) -> PopucomNet:
         else:
             state[name] = value
     for i in range(old_sublayers, len(deeper.sublayers)):
-        state[f"sublayers.{i}.gamma"] = torch.zeros_like(state[f"sublayers.{i}.gamma"])
+        twin = old_sublayers - 2 + i % 2  # the last old sub-layer of the same kind (they alternate)
+        state[f"sublayers.{i}.gamma"] = state[f"sublayers.{twin}.gamma"].clone()
+        last = "out" if isinstance(deeper.sublayers[i].inner, PoPEAttention) else "down"
+        state[f"sublayers.{i}.inner.{last}.weight"].zero_()
     deeper.load_state_dict(state)
     return deeper.train(net.training)

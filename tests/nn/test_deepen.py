@@ -29,11 +29,14 @@ def test_a_deepened_network_has_the_same_outputs(attn_res: bool) -> None:
         for head in want:
             # The final mix gains zero sources; its norm gives back the same direction up to rounding.
             torch.testing.assert_close(got[head].detach(), want[head].detach(), rtol=1e-4, atol=2e-4)
-    # The new layers learn: their gains get a gradient.
+    # The new layers learn from the first step: their zero last projections get a gradient.
     deeper.train()
     out = deeper(x)
     (out["policy_logits"].logsumexp(-1).sum() + out["wdl_logits"].square().sum()).backward()
-    assert float(deeper.sublayers[-1].gamma.grad.abs().sum()) > 0
+    attention, mlp = deeper.sublayers[-2:]
+    assert float(attention.inner.out.weight.grad.abs().sum()) > 0
+    assert float(mlp.inner.down.weight.grad.abs().sum()) > 0
+    assert torch.equal(mlp.gamma, net.sublayers[-1].gamma)
 
 
 def test_deepening_refuses_mhc_and_fewer_layers() -> None:
