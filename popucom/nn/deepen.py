@@ -8,9 +8,9 @@ common factor that the final RMS norm removes. Their LayerScale gains are the la
 layer's, so the zero projection gets a full gradient from the first step and the layer's
 other weights follow as soon as it is not zero. (Zero gains instead, the first version,
 left the new layers idle: a zero gain zeroes the gradient of every weight behind it, and
-after 1,100 steps at the floor rate the gains were still 0.004; docs/learning.md.) A network that only gets deeper this way starts its
-new run as strong as the old one, where one trained afresh on the old run's games starts
-far behind (docs/learning.md).
+after 1,100 steps at the floor rate the gains were still 0.004; docs/learning.md.) A
+network that only gets deeper this way starts its new run as strong as the old one, where
+one trained afresh on the old run's games starts far behind (docs/learning.md).
 
 mHC streams are not covered: a new hyper-connection's maps would mix the streams.
 """
@@ -18,8 +18,6 @@ mHC streams are not covered: a new hyper-connection's maps would mix the streams
 from __future__ import annotations
 
 import dataclasses
-
-import torch
 
 from .layers import PoPEAttention
 from .model import PopucomNet
