@@ -25,6 +25,23 @@ MhcShape check_mhc(const py::array& maps, const py::array& streams) {
   return {tokens, static_cast<int>(n), static_cast<int>(d)};
 }
 
+// Activations come as float32 or as bf16 bit patterns in int16 arrays (numpy has no
+// bfloat16: popucom/nn/layers.py passes torch's bf16 tensors viewed as int16).
+py::dtype activation_dtype(const py::array& a, const char* name) {
+  const py::dtype bf16_bits = py::dtype::of<std::int16_t>();
+  if (a.dtype().equal(bf16_bits)) return bf16_bits;
+  if (a.dtype().equal(py::dtype::of<float>())) return py::dtype::of<float>();
+  throw py::type_error(std::string(name) + " must have dtype float32 or int16 (bf16 bits), got " +
+                       std::string(py::str(a.dtype())));
+}
+
+bool is_bf16(const py::dtype& dtype) { return dtype.equal(py::dtype::of<std::int16_t>()); }
+
+template <typename T>
+T* data_of(const py::array& a) {
+  return static_cast<T*>(const_cast<void*>(a.data()));
+}
+
 void bind_pope_attention(py::module_& m) {
   py::list head_dims;
   for (int hd : nn::POPE_HEAD_DIMS) head_dims.append(hd);
@@ -38,18 +55,23 @@ void bind_pope_attention(py::module_& m) {
         if (!nn::pope_attention_supports(static_cast<int>(head_dim)))
           throw py::value_error("tables: head width " + std::to_string(head_dim) +
                                 " is not one the kernel is built for");
-        check_array(qkv, "qkv", py::dtype::of<float>(), {batch, NUM_SQUARES, 3 * heads * head_dim}, false);
-        check_array(out, "out", py::dtype::of<float>(), {batch, NUM_SQUARES, heads * head_dim}, true);
-        const float* qkv_ptr = static_cast<const float*>(qkv.data());
-        const float* tables_ptr = static_cast<const float*>(tables.data());
-        float* out_ptr = static_cast<float*>(const_cast<void*>(out.data()));
+        const py::dtype dtype = activation_dtype(qkv, "qkv");
+        check_array(qkv, "qkv", dtype, {batch, NUM_SQUARES, 3 * heads * head_dim}, false);
+        check_array(out, "out", dtype, {batch, NUM_SQUARES, heads * head_dim}, true);
+        const float* tables_ptr = data_of<float>(tables);
+        const auto n = static_cast<std::size_t>(batch);
+        const int h = static_cast<int>(heads), hd = static_cast<int>(head_dim);
+        const bool bf16 = is_bf16(dtype);  // asks numpy: before the GIL goes
         py::gil_scoped_release release;
-        nn::pope_attention(qkv_ptr, tables_ptr, static_cast<std::size_t>(batch), static_cast<int>(heads),
-                           static_cast<int>(head_dim), out_ptr);
+        if (bf16)
+          nn::pope_attention(data_of<const nn::Bf16>(qkv), tables_ptr, n, h, hd, data_of<nn::Bf16>(out));
+        else
+          nn::pope_attention(data_of<const float>(qkv), tables_ptr, n, h, hd, data_of<float>(out));
       },
       py::arg("qkv"), py::arg("tables"), py::arg("out"),
       "PoPE attention of (batch, 81, 3d) projections with (2, heads, 81, 2, head_dim) phase tables, "
-      "written into `out` (batch, 81, d) on the calling thread; see csrc/nn/pope_attention.h.");
+      "written into `out` (batch, 81, d) on the calling thread; see csrc/nn/pope_attention.h. qkv and out are "
+      "both float32 or both bf16 (int16 arrays of its bits).");
 }
 
 void bind_depth_mix(py::module_& m) {
@@ -67,17 +89,23 @@ void bind_depth_mix(py::module_& m) {
         if (index < 0 || index >= mixes)
           throw py::value_error("index " + std::to_string(index) + " is not one of the " + std::to_string(mixes) +
                                 " mixes");
-        check_array(out, "out", py::dtype::of<float>(), {tokens, d}, true);
-        const float* sources_ptr = static_cast<const float*>(sources.data());
-        const float* scores_ptr = static_cast<const float*>(scores.data());
-        float* out_ptr = static_cast<float*>(const_cast<void*>(out.data()));
+        const py::dtype dtype = activation_dtype(out, "out");
+        check_array(out, "out", dtype, {tokens, d}, true);
+        const float* sources_ptr = data_of<const float>(sources);
+        const float* scores_ptr = data_of<const float>(scores);
+        const auto rows = static_cast<std::size_t>(tokens);
+        const int c = static_cast<int>(count), width = static_cast<int>(d), k = static_cast<int>(mixes);
+        const bool bf16 = is_bf16(dtype);  // asks numpy: before the GIL goes
         py::gil_scoped_release release;
-        nn::depth_mix_normalized(sources_ptr, scores_ptr, static_cast<int>(count), static_cast<std::size_t>(tokens),
-                                 static_cast<int>(d), static_cast<int>(mixes), index, eps, out_ptr);
+        if (bf16)
+          nn::depth_mix_normalized(sources_ptr, scores_ptr, c, rows, width, k, index, eps, data_of<nn::Bf16>(out));
+        else
+          nn::depth_mix_normalized(sources_ptr, scores_ptr, c, rows, width, k, index, eps, data_of<float>(out));
       },
       py::arg("sources"), py::arg("scores"), py::arg("index"), py::arg("eps"), py::arg("out"),
       "rms_normalize(sum_j softmax_j(scores[j, t, index]) * sources[j, t]) per token, of (count, tokens, d) sources "
-      "and (count, tokens, mixes) scores, into `out` (tokens, d); see csrc/nn/depth_mix.h.");
+      "and (count, tokens, mixes) scores, into `out` (tokens, d), float32 or bf16 (an int16 array of its bits); "
+      "see csrc/nn/depth_mix.h.");
   m.def(
       "depth_score",
       [](const py::array& source, const py::array& queries, float eps, const py::array& scores) {

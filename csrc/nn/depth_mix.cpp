@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "per_isa.h"
 
@@ -16,12 +17,12 @@ float inverse_rms(const float* x, int d, float eps) {
   return 1.0f / std::sqrt(total / static_cast<float>(d) + eps);
 }
 
-}  // namespace
-
-POPUCOM_PER_ISA
-void depth_mix_normalized(const float* sources, const float* scores, int count, std::size_t tokens, int d, int mixes,
-                          int index, float eps, float* out) {
+template <typename Out>
+void mix_normalized(const float* sources, const float* scores, int count, std::size_t tokens, int d, int mixes,
+                    int index, float eps, Out* out) {
   float weight[MAX_DEPTH_SOURCES];
+  std::vector<float> row(static_cast<std::size_t>(d));
+  float* o = row.data();
   const std::size_t source_stride = tokens * static_cast<std::size_t>(d);
   const std::size_t score_stride = tokens * static_cast<std::size_t>(mixes);
   for (std::size_t t = 0; t < tokens; ++t) {
@@ -37,7 +38,6 @@ void depth_mix_normalized(const float* sources, const float* scores, int count, 
       total += weight[j];
     }
     const float inverse_total = 1.0f / total;
-    float* o = out + t * static_cast<std::size_t>(d);
     const float* first = sources + t * static_cast<std::size_t>(d);
     const float w0 = weight[0] * inverse_total;
     for (int c = 0; c < d; ++c) o[c] = w0 * first[c];
@@ -47,8 +47,23 @@ void depth_mix_normalized(const float* sources, const float* scores, int count, 
       for (int c = 0; c < d; ++c) o[c] += w * s[c];
     }
     const float scale = inverse_rms(o, d, eps);
-    for (int c = 0; c < d; ++c) o[c] *= scale;
+    Out* target = out + t * static_cast<std::size_t>(d);
+    for (int c = 0; c < d; ++c) store(target[c], o[c] * scale);
   }
+}
+
+}  // namespace
+
+POPUCOM_PER_ISA
+void depth_mix_normalized(const float* sources, const float* scores, int count, std::size_t tokens, int d, int mixes,
+                          int index, float eps, float* out) {
+  mix_normalized(sources, scores, count, tokens, d, mixes, index, eps, out);
+}
+
+POPUCOM_PER_ISA
+void depth_mix_normalized(const float* sources, const float* scores, int count, std::size_t tokens, int d, int mixes,
+                          int index, float eps, Bf16* out) {
+  mix_normalized(sources, scores, count, tokens, d, mixes, index, eps, out);
 }
 
 POPUCOM_PER_ISA

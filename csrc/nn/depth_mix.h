@@ -11,6 +11,8 @@
 
 #include <cstddef>
 
+#include "bf16.h"
+
 namespace popucom {
 namespace nn {
 
@@ -23,6 +25,11 @@ constexpr int MAX_DEPTH_SOURCES = 64;
 // where rms_normalize(x) = x / sqrt(mean(x^2) + eps).
 void depth_mix_normalized(const float* sources, const float* scores, int count, std::size_t tokens, int d, int mixes,
                           int index, float eps, float* out);
+
+// The same written in bf16: the mix is a sub-layer's input, which goes into a bf16
+// matrix product on CPUs that have them.
+void depth_mix_normalized(const float* sources, const float* scores, int count, std::size_t tokens, int d, int mixes,
+                          int index, float eps, Bf16* out);
 
 // scores[t, k] = rms_normalize(source[t, :]) . queries[k, :], with `source`
 // (tokens, d), `queries` (mixes, d) and `scores` (tokens, mixes).

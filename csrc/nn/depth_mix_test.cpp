@@ -62,6 +62,17 @@ TEST(nn, depth_mix_of_one_source_is_that_source_normalised) {
   }
 }
 
+TEST(nn, depth_mix_in_bf16_is_the_float_mix_rounded) {
+  const auto sources = normal_values(COUNT * TOKENS * D, 7, 2.0f);
+  const auto scores = normal_values(COUNT * TOKENS * MIXES, 8, 3.0f);
+  std::vector<float> want(TOKENS * D);
+  std::vector<nn::Bf16> out(TOKENS * D);
+  nn::depth_mix_normalized(sources.data(), scores.data(), COUNT, TOKENS, D, MIXES, 3, EPS, want.data());
+  nn::depth_mix_normalized(sources.data(), scores.data(), COUNT, TOKENS, D, MIXES, 3, EPS, out.data());
+  for (std::size_t i = 0; i < out.size(); ++i)  // one bf16 step at most (fast-math may order sums apart)
+    CHECK(std::fabs(nn::to_float(out[i]) - want[i]) <= std::ldexp(std::fabs(want[i]) + 1e-30f, -7));
+}
+
 TEST(nn, depth_score_is_the_normalised_source_against_each_query) {
   const auto source = normal_values(TOKENS * D, 5, 4.0f);
   const auto queries = normal_values(MIXES * D, 6, 1.0f);

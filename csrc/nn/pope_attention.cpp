@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bf16.h"
 #include "per_isa.h"
 
 // Per-ISA copies (per_isa.h); with -ffast-math (this file only, see
@@ -34,6 +35,7 @@ struct Head {
   alignas(64) float q2[T][W];
   alignas(64) float k2t[W][TP];  // transposed: a row of logits is a sum of scaled key rows
   alignas(64) float magnitude[T][HD];
+  alignas(64) float values[T][HD];
   alignas(64) float p[4][TP];
 
   Head() {
@@ -41,10 +43,11 @@ struct Head {
   }
 
   // q2 (or k2, transposed) of one head: softplus magnitudes times the [cos, sin] tables.
-  void build(const float* x, std::size_t stride, const float* table, bool keys) {
+  template <typename In>
+  void build(const In* x, std::size_t stride, const float* table, bool keys) {
     for (int i = 0; i < T; ++i) {
-      const float* logit = x + i * stride;
-      for (int c = 0; c < HD; ++c) magnitude[i][c] = softplus(logit[c]);
+      const In* logit = x + i * stride;
+      for (int c = 0; c < HD; ++c) magnitude[i][c] = softplus(to_float(logit[c]));
     }
     for (int i = 0; i < T; ++i) {
       const float* cs = table + i * W;
@@ -58,10 +61,17 @@ struct Head {
     }
   }
 
+  // The head's values, contiguous and in float32 for rows().
+  template <typename In>
+  void load_values(const In* v0, std::size_t stride) {
+    for (int j = 0; j < T; ++j)
+      for (int c = 0; c < HD; ++c) values[j][c] = to_float(v0[j * stride + c]);
+  }
+
   // Output rows i0 .. i0 + R - 1 of one head into o (row stride d); R rows at
   // once share every key and value load.
-  template <int R>
-  void rows(int i0, const float* v0, std::size_t stride, float* o, int d) {
+  template <int R, typename Out>
+  void rows(int i0, Out* o, int d) {
     for (int jb = 0; jb < TP; jb += LANES) {
       Lanes acc[R] = {};
       for (int c = 0; c < W; ++c) {
@@ -83,34 +93,47 @@ struct Head {
     }
     Row y[R] = {};
     for (int j = 0; j < T; ++j) {
-      Row v;
-      __builtin_memcpy(&v, v0 + j * stride, sizeof v);
+      const Row v = *reinterpret_cast<const Row*>(values[j]);
       for (int r = 0; r < R; ++r) y[r] += p[r][j] * v;
     }
     for (int r = 0; r < R; ++r) {
-      const Row scaled = y[r] * inv[r];
-      __builtin_memcpy(o + (i0 + r) * d, &scaled, sizeof scaled);
+      alignas(64) float scaled[HD];
+      const Row product = y[r] * inv[r];
+      __builtin_memcpy(scaled, &product, sizeof scaled);
+      Out* row = o + (i0 + r) * d;
+      for (int c = 0; c < HD; ++c) store(row[c], scaled[c]);
     }
   }
 };
 
-template <int HD>
-void run(const float* qkv, const float* tables, std::size_t batch, int heads, float* out) {
+template <int HD, typename Act>
+void run(const Act* qkv, const float* tables, std::size_t batch, int heads, Act* out) {
   const int d = heads * HD;
   const std::size_t stride = static_cast<std::size_t>(3) * d;
   const std::size_t table_size = static_cast<std::size_t>(T) * Head<HD>::W;
   Head<HD> head;
   for (std::size_t b = 0; b < batch; ++b) {
-    const float* x = qkv + b * T * stride;
-    float* o = out + b * static_cast<std::size_t>(T) * d;
+    const Act* x = qkv + b * T * stride;
+    Act* o = out + b * static_cast<std::size_t>(T) * d;
     for (int h = 0; h < heads; ++h) {
       head.build(x + h * HD, stride, tables + h * table_size, false);
       head.build(x + d + h * HD, stride, tables + (heads + h) * table_size, true);
-      const float* v = x + 2 * d + h * HD;
+      head.load_values(x + 2 * d + h * HD, stride);
       int i = 0;
-      for (; i + 4 <= T; i += 4) head.template rows<4>(i, v, stride, o + h * HD, d);
-      for (; i < T; ++i) head.template rows<1>(i, v, stride, o + h * HD, d);
+      for (; i + 4 <= T; i += 4) head.template rows<4>(i, o + h * HD, d);
+      for (; i < T; ++i) head.template rows<1>(i, o + h * HD, d);
     }
+  }
+}
+
+template <typename Act>
+void dispatch(const Act* qkv, const float* tables, std::size_t batch, int heads, int head_dim, Act* out) {
+  switch (head_dim) {  // the cases of POPE_HEAD_DIMS
+    case 8: return run<8>(qkv, tables, batch, heads, out);
+    case 16: return run<16>(qkv, tables, batch, heads, out);
+    case 32: return run<32>(qkv, tables, batch, heads, out);
+    default:
+      throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
   }
 }
 
@@ -122,13 +145,12 @@ bool pope_attention_supports(int head_dim) {
 
 POPUCOM_PER_ISA
 void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out) {
-  switch (head_dim) {  // the cases of POPE_HEAD_DIMS
-    case 8: return run<8>(qkv, tables, batch, heads, out);
-    case 16: return run<16>(qkv, tables, batch, heads, out);
-    case 32: return run<32>(qkv, tables, batch, heads, out);
-    default:
-      throw std::invalid_argument("pope_attention: head_dim " + std::to_string(head_dim) + " is not compiled in");
-  }
+  dispatch(qkv, tables, batch, heads, head_dim, out);
+}
+
+POPUCOM_PER_ISA
+void pope_attention(const Bf16* qkv, const float* tables, std::size_t batch, int heads, int head_dim, Bf16* out) {
+  dispatch(qkv, tables, batch, heads, head_dim, out);
 }
 
 }  // namespace nn

@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "../game/constants.h"
+#include "bf16.h"
 
 namespace popucom {
 namespace nn {
@@ -30,6 +31,10 @@ bool pope_attention_supports(int head_dim);
 // on the calling thread: the torch evaluator splits self-play batches over
 // threads itself (popucom/infer/torch_backend.py).
 void pope_attention(const float* qkv, const float* tables, std::size_t batch, int heads, int head_dim, float* out);
+
+// The same with the projections read and the output written in bf16 (the operand type of
+// the matrix products around it); the arithmetic in between stays float32.
+void pope_attention(const Bf16* qkv, const float* tables, std::size_t batch, int heads, int head_dim, Bf16* out);
 
 }  // namespace nn
 }  // namespace popucom

@@ -83,6 +83,22 @@ TEST(nn, pope_attention_matches_the_formula) {
   }
 }
 
+TEST(nn, pope_attention_in_bf16_is_the_float_kernel_on_bf16_values) {
+  for (int head_dim : nn::POPE_HEAD_DIMS) {
+    const Case c = random_case(static_cast<unsigned>(head_dim) + 50, 2, 2, head_dim);
+    std::vector<nn::Bf16> qkv(c.qkv.size()), out(c.batch * T * c.heads * head_dim);
+    std::vector<float> widened(c.qkv.size()), want(out.size());
+    for (std::size_t i = 0; i < qkv.size(); ++i) {
+      nn::store(qkv[i], c.qkv[i]);
+      widened[i] = nn::to_float(qkv[i]);
+    }
+    nn::pope_attention(qkv.data(), c.tables.data(), c.batch, c.heads, head_dim, out.data());
+    nn::pope_attention(widened.data(), c.tables.data(), c.batch, c.heads, head_dim, want.data());
+    for (std::size_t i = 0; i < out.size(); ++i)  // one bf16 step at most (fast-math may order sums apart)
+      CHECK(std::fabs(nn::to_float(out[i]) - want[i]) <= std::ldexp(std::fabs(want[i]) + 1e-30f, -7));
+  }
+}
+
 TEST(nn, pope_attention_refuses_a_head_width_it_was_not_built_for) {
   CHECK(nn::pope_attention_supports(16) && !nn::pope_attention_supports(12));
   const Case c = random_case(7, 1, 1, 12);

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -141,10 +142,9 @@ class PoPEAttention(nn.Module):
         n, t, d = x.shape
         h, hd = self.heads, self.head_dim
         if fused_attention_applies(x, hd):
-            out = weights[1]
-            return F.linear(self.fused_core(x, weights).to(out.dtype), out).to(x.dtype)
+            return F.linear(self.fused_core(x, weights), weights[1])
         if weights[0].dtype != x.dtype:  # narrowed products on a head width the kernel lacks
-            return self.run(x.to(weights[0].dtype), weights).to(x.dtype)
+            return self.run(x.to(weights[0].dtype), weights)
         q2, k2, v = self.project(x, weights)
         if self.training and torch.is_grad_enabled() and not tracing():
             with torch.no_grad():  # a training-time monitor, on a slice of the batch
@@ -162,11 +162,12 @@ class PoPEAttention(nn.Module):
 
     def fused_core(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
         """Softplus, PoPE, logits, softmax and values in one C++ pass per (position, head)
-        (csrc/nn/pope_attention.h): (N, 81, d) before the output projection."""
-        qkv = F.linear(x.to(weights[0].dtype), weights[0]).float()
-        y = torch.empty(x.shape)
+        (csrc/nn/pope_attention.h): (N, 81, d) before the output projection, in the dtype of
+        the matrix products (the kernel reads and writes bf16 itself)."""
+        qkv = F.linear(x.to(weights[0].dtype), weights[0])
+        y = torch.empty(x.shape, dtype=qkv.dtype)
         tables = weights[2].float().contiguous().numpy()
-        _core.pope_attention(qkv.numpy(), tables, y.numpy())
+        _core.pope_attention(numpy_view(qkv), tables, numpy_view(y))
         return y
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -180,13 +181,7 @@ use_attention_kernel = True
 def fused_attention_applies(x: torch.Tensor, head_dim: int) -> bool:
     """The C++ attention kernel serves inference of fp32 CPU activations over the board."""
     return (
-        use_attention_kernel
-        and not torch.is_grad_enabled()
-        and not tracing()
-        and x.device.type == "cpu"
-        and x.dtype == torch.float32
-        and x.shape[1] == NUM_SQUARES
-        and head_dim in _core.POPE_HEAD_DIMS
+        use_attention_kernel and native_inference(x) and x.shape[1] == NUM_SQUARES and head_dim in _core.POPE_HEAD_DIMS
     )
 
 
@@ -201,8 +196,9 @@ class MLP(nn.Module):
         return (up if in_gain is None else up * in_gain), (down if out_gain is None else down * out_gain[:, None])
 
     def run(self, x: torch.Tensor, weights: tuple) -> torch.Tensor:
-        up, down = weights  # of the matrix products' dtype, which may not be x's
-        return F.linear(F.gelu(F.linear(x.to(up.dtype), up)), down).to(x.dtype)
+        """The MLP of x, in the dtype of the weights (the matrix products'), which may not be x's."""
+        up, down = weights
+        return F.linear(F.gelu(F.linear(x.to(up.dtype), up)), down)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.run(x, self.weights())
@@ -229,16 +225,25 @@ class SubLayer(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.run_normalized(rms_normalize(x, self.norm.eps))
 
-    def run_normalized(self, x: torch.Tensor) -> torch.Tensor:
-        """forward() of an input already RMS-normalised (without the gain, which is folded)."""
-        narrow = native_inference(x) and len(x) >= NARROW_MATMUL_MIN_BATCH
-        dtype = self.inference_matmul_dtype if narrow else x.dtype
+    def input_dtype(self, x: torch.Tensor) -> torch.dtype:
+        """The dtype of this sub-layer's matrix products on activations like x (fp32 CPU
+        inference narrows them from NARROW_MATMUL_MIN_BATCH positions on), which is the dtype
+        a kernel that makes its input best writes it in."""
+        narrow = native_inference(x) and x.dtype == torch.float32 and len(x) >= NARROW_MATMUL_MIN_BATCH
+        return self.inference_matmul_dtype if narrow else x.dtype
+
+    def run_normalized(self, x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+        """forward() of an input already RMS-normalised (without the gain, which is folded), in
+        x's dtype, or copied into `out` (the residual stream's slot) in out's. An input in the
+        products' dtype already (written so by the depth-mix kernel) needs `out`."""
+        dtype = self.input_dtype(x)
         weights = cached(self, lambda: self.inner.weights(self.norm.weight, self.gamma))
-        if dtype != x.dtype:  # the matrices only: PoPE's phase tables stay fp32
-            return self.inner.run(
-                x, cached(self, lambda: tuple(w.to(dtype) if w.dim() == 2 else w for w in weights), f"_folded_{dtype}")
+        if dtype != self.gamma.dtype:  # the matrices only: PoPE's phase tables stay fp32
+            weights = cached(
+                self, lambda: tuple(w.to(dtype) if w.dim() == 2 else w for w in weights), f"_folded_{dtype}"
             )
-        return self.inner.run(x, tuple(w.to(x.dtype) for w in weights))
+        y = self.inner.run(x, weights)
+        return y.to(x.dtype) if out is None else out.copy_(y)
 
 
 class DepthMixer(nn.Module):
@@ -270,12 +275,17 @@ class DepthMixer(nn.Module):
     def mix(self, index: int, sources: list[torch.Tensor], scores: list[torch.Tensor]) -> torch.Tensor:
         return self.mix_stacked(index, torch.stack(sources), torch.stack(scores))
 
-    def mix_normalized(self, index: int, sources: torch.Tensor, scores: torch.Tensor, eps: float) -> torch.Tensor:
-        """rms_normalize(mix_stacked(...)): the input of a sub-layer or of the final norm. In
-        inference on the CPU one fused pass per token (csrc/nn/depth_mix.h)."""
-        if not (use_depth_kernel and native_inference(sources) and native_inference(scores)):
-            return rms_normalize(self.mix_stacked(index, sources, scores), eps)
-        out = torch.empty(sources.shape[1:])
+    def mix_normalized(
+        self, index: int, sources: torch.Tensor, scores: torch.Tensor, eps: float, dtype: torch.dtype | None = None
+    ) -> torch.Tensor:
+        """rms_normalize(mix_stacked(...)): the input of a sub-layer or of the final norm, in
+        `dtype` (default the sources'). In inference on the CPU one fused pass per token
+        (csrc/nn/depth_mix.h), which writes bf16 itself."""
+        dtype = dtype or sources.dtype
+        native = sources.dtype == scores.dtype == torch.float32 and native_inference(sources)
+        if not (use_depth_kernel and native and native_inference(scores)):
+            return rms_normalize(self.mix_stacked(index, sources, scores), eps).to(dtype)
+        out = torch.empty(sources.shape[1:], dtype=dtype)
         count, d = sources.shape[0], sources.shape[-1]
         rows = out.numel() // d
         _core.depth_mix_normalized(
@@ -283,13 +293,14 @@ class DepthMixer(nn.Module):
             scores.view(count, rows, -1).numpy(),
             index,
             eps,
-            out.view(rows, d).numpy(),
+            numpy_view(out.view(rows, d)),
         )
         return out
 
     def score_into(self, source: torch.Tensor, out: torch.Tensor) -> None:
         """out[...] = score(source), for the preallocated score stacks of inference."""
-        if not (use_depth_kernel and native_inference(source) and native_inference(out)):
+        native = source.dtype == out.dtype == torch.float32 and native_inference(source) and native_inference(out)
+        if not (use_depth_kernel and native):
             out.copy_(self.score(source))
             return
         d = source.shape[-1]
@@ -302,19 +313,26 @@ use_depth_kernel = True
 
 
 def native_inference(x: torch.Tensor) -> bool:
-    """The C++ kernels serve inference of contiguous fp32 CPU activations (numpy views of them)."""
+    """The C++ kernels serve inference of contiguous fp32 or bf16 CPU activations (numpy
+    views of them; numpy_view)."""
     return (
         not torch.is_grad_enabled()
         and not tracing()
         and x.device.type == "cpu"
-        and x.dtype == torch.float32
+        and x.dtype in (torch.float32, torch.bfloat16)
         and x.is_contiguous()
     )
 
 
+def numpy_view(x: torch.Tensor) -> np.ndarray:
+    """x's memory as numpy sees it: bf16 (which numpy lacks) as an int16 array of its bits,
+    the form the C++ kernels take it in."""
+    return x.view(torch.int16).numpy() if x.dtype == torch.bfloat16 else x.numpy()
+
+
 def fused_kernels_apply(streams: torch.Tensor, n: int) -> bool:
     """The C++ mHC kernels serve inference of up to MHC_MAX_STREAMS streams."""
-    return native_inference(streams) and n <= _core.MHC_MAX_STREAMS
+    return native_inference(streams) and streams.dtype == torch.float32 and n <= _core.MHC_MAX_STREAMS
 
 
 def sinkhorn(logits: torch.Tensor, iters: int) -> torch.Tensor:

@@ -79,8 +79,9 @@ class PopucomNet(nn.Module):
         sources[0] = h0
         self.depth.score_into(h0, scores[0])
         for i, f in enumerate(self.sublayers):
-            v = f.run_normalized(self.depth.mix_normalized(i, sources[: i + 1], scores[: i + 1], f.norm.eps))
-            sources[i + 1] = v
+            # The mix comes in the sub-layer's product dtype, its output goes straight into its slot.
+            x = self.depth.mix_normalized(i, sources[: i + 1], scores[: i + 1], f.norm.eps, f.input_dtype(h0))
+            v = f.run_normalized(x, out=sources[i + 1])
             self.depth.score_into(v, scores[i + 1])
         return self.depth.mix_normalized(count - 1, sources, scores, self.final_norm.eps)
 

@@ -45,6 +45,19 @@ def test_mix_and_score_match_the_torch_formulas() -> None:
             torch.testing.assert_close(fused, want, rtol=1e-5, atol=1e-5)
 
 
+def test_a_mix_written_in_bf16_is_the_float_mix_rounded() -> None:
+    rng = np.random.default_rng(3)
+    sources = rng.normal(0, 2, (5, 30, 64)).astype(np.float32)
+    scores = rng.normal(0, 3, (5, 30, 6)).astype(np.float32)
+    want = np.empty((30, 64), np.float32)
+    got = torch.empty(30, 64, dtype=torch.bfloat16)
+    _core.depth_mix_normalized(sources, scores, 2, 1e-6, want)
+    _core.depth_mix_normalized(sources, scores, 2, 1e-6, layers.numpy_view(got))
+    torch.testing.assert_close(got, torch.from_numpy(want).bfloat16(), rtol=0, atol=0)
+    with pytest.raises(TypeError, match="out must have dtype float32 or int16"):
+        _core.depth_mix_normalized(sources, scores, 2, 1e-6, want.astype(np.float64))
+
+
 def test_kernels_reject_bad_buffers() -> None:
     count, tokens, d, mixes = 3, 10, 8, 4
     sources = np.zeros((count, tokens, d), np.float32)
