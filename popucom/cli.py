@@ -164,6 +164,12 @@ def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
     from dataclasses import replace
 
     base = _pipeline_base_config(args)
+    if args.change:
+        from .pipeline.config_change import apply_changes, parse_changes
+
+        if args.preset:
+            raise ValueError("--change alters the run's own config: leave out --preset")
+        base = apply_changes(args.run_dir, base, parse_changes(args.change))
     overrides: dict[str, object] = {}
     if args.backend:
         overrides["backend"] = args.backend
@@ -480,6 +486,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--search-threads", type=int, help="C++ search threads in self-play (preset default; may change)")
     p.add_argument(
         "--games-per-iteration", type=int, help="self-play games between two trainings (preset default; may change)"
+    )
+    p.add_argument(
+        "--change",
+        action="append",
+        metavar="KEY=VALUE",
+        help="change a setting of the run's own config on purpose, e.g. train.min_lr_ratio=0.3 or "
+        "selfplay.full_visits=96 (repeatable; saved, and recorded in the run's config_changes.jsonl)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=cmd_pipeline)
