@@ -97,11 +97,22 @@ def ship(
         "source_run": run.name,
         "pipeline_config": config,
         "config_changes_for_continuing": changed,
+        "recipe_changes": _recipe_changes(run, iteration),
         "komi": komi,
         **(notes or {}),
     }
     out.append(write_text_atomic(folder / f"{name}.run.json", json.dumps(sidecar, indent=1) + "\n"))
     return out
+
+
+def _recipe_changes(run: Path, iteration: int) -> list[dict]:
+    """The run's deliberate config changes (`popucom pipeline --change`) that the model of
+    `iteration` was trained under: those made before that iteration."""
+    history = run / "config_changes.jsonl"
+    if not history.exists():
+        return []
+    lines = [json.loads(line) for line in history.read_text().splitlines() if line.strip()]
+    return [line for line in lines if line.get("after_iteration", -1) < iteration]
 
 
 def read_sidecar(checkpoint: str | Path) -> dict:

@@ -31,7 +31,14 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     ship(finished_run, 0, "popucom-tiny-v1", weights)
     rows = sum(len(read_shard(p)) for p in (finished_run / "selfplay").glob("*.pcs"))
     notes = {"note": "test", "rows_played": rows}
-    paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes=notes, continue_with={"inference_threads": 0})
+    # Deliberate recipe changes go along: those made before the shipped iteration.
+    changes = [{"after_iteration": 0, "changes": {"seed": [0, 1]}}, {"after_iteration": 1, "changes": {"seed": [1, 2]}}]
+    history = finished_run / "config_changes.jsonl"
+    history.write_text("".join(json.dumps(c) + "\n" for c in changes))
+    try:
+        paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes=notes, continue_with={"inference_threads": 0})
+    finally:
+        history.unlink()
     assert [p.name for p in paths] == ["popucom-tiny-v2.onnx", "popucom-tiny-v2.pt", "popucom-tiny-v2.run.json"]
     (weights / "popucom-tiny-v10-draft.onnx").write_bytes(b"not a shipped name")
     assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1", "popucom-tiny-v2"]
@@ -45,6 +52,7 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     assert sidecar["iteration"] == 1 and sidecar["note"] == "test"
     assert sidecar["pipeline_config"]["inference_threads"] == 0
     assert sidecar["config_changes_for_continuing"]["inference_threads"]["continue"] == 0
+    assert sidecar["recipe_changes"] == changes[:1]
 
     # A fresh run directory continues from the shipped checkpoint with its config and komi.
     new_run = tmp_path / "next"
