@@ -6,6 +6,7 @@ loader refuse a model that does not fit this build before it plays a move.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import warnings
@@ -24,10 +25,57 @@ INPUT_NAME = "features"
 OPSET = 18
 
 
-def export_onnx(net: PopucomNet, path: str | Path, extra_metadata: dict[str, str] | None = None) -> Path:
-    """Writes `net` as ONNX (atomically), checks it with onnx.checker and returns the path."""
-    import onnx
+def export_onnx(
+    net: PopucomNet, path: str | Path, extra_metadata: dict[str, str] | None = None, template: str | Path | None = None
+) -> Path:
+    """Writes `net` as ONNX (atomically), checks it with onnx.checker and returns the path.
+    With `template`, the graph keeps every parameter as an initializer of its own name (no
+    constant folding; onnxruntime and TensorRT fold at load) and is also written there, so
+    that later exports of the same architecture only swap the weights (export_from_template)."""
+    model = _exported_graph(net, optimize=template is None)
+    if template is not None:
+        write_bytes_atomic(template, model.SerializeToString())
+    return _write_model(model, net, path, extra_metadata)
 
+
+def template_key(net: PopucomNet) -> str:
+    """What a template export depends on: the architecture, this format and the exporter."""
+    identity = json.dumps([net.config.to_dict(), ONNX_FORMAT_VERSION, OPSET, torch.__version__], sort_keys=True)
+    return hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+def export_from_template(
+    net: PopucomNet, path: str | Path, template: str | Path, extra_metadata: dict[str, str] | None = None
+) -> Path:
+    """export_onnx in well under a second: the template's graph (export_onnx(template=...) of
+    a network of the same architecture) with `net`'s parameters and buffers swapped in by name.
+    ValueError when the template does not fit `net` exactly (every initializer a tensor of
+    `net` of the same shape, every parameter used); the caller then exports afresh, and
+    should compare the result with torch (infer/parity.py), as the pipeline does."""
+    import onnx
+    from onnx import numpy_helper
+
+    try:
+        model = onnx.load(str(template), load_external_data=False)
+    except Exception as e:  # onnx raises DecodeError and friends for corrupt files
+        raise ValueError(f"export template {template} is unreadable ({type(e).__name__}: {e})") from e
+    wrapper = ExportWrapper(net)
+    tensors = {**dict(wrapper.named_parameters()), **dict(wrapper.named_buffers())}
+    used = set()
+    for initializer in model.graph.initializer:
+        tensor = tensors.get(initializer.name)
+        if tensor is None or tuple(initializer.dims) != tuple(tensor.shape):
+            raise ValueError(f"export template {template} has an initializer {initializer.name!r} the network lacks")
+        array = tensor.detach().cpu().numpy().astype(numpy_helper.to_array(initializer).dtype, copy=False)
+        initializer.CopyFrom(numpy_helper.from_array(array, initializer.name))
+        used.add(initializer.name)
+    missing = sorted(name for name, _ in wrapper.named_parameters() if name not in used)
+    if missing:
+        raise ValueError(f"export template {template} lacks the parameters {', '.join(missing[:5])}")
+    return _write_model(model, net, path, extra_metadata)
+
+
+def _exported_graph(net: PopucomNet, optimize: bool):
     wrapper = ExportWrapper(net).eval().cpu()
     example = torch.zeros(2, _core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE)
     example[:, [n for n, _ in _core.FEATURE_PLANES].index("legal_moves")] = 1.0
@@ -42,6 +90,7 @@ def export_onnx(net: PopucomNet, path: str | Path, extra_metadata: dict[str, str
                 (example,),
                 dynamo=True,
                 opset_version=OPSET,
+                optimize=optimize,
                 input_names=[INPUT_NAME],
                 output_names=list(OUTPUT_NAMES),
                 dynamic_shapes={"features": {0: torch.export.Dim("batch")}},
@@ -49,7 +98,13 @@ def export_onnx(net: PopucomNet, path: str | Path, extra_metadata: dict[str, str
             )
         finally:
             exporter_log.setLevel(level)
-    model = program.model_proto
+    return program.model_proto
+
+
+def _write_model(model, net: PopucomNet, path: str | Path, extra_metadata: dict[str, str] | None) -> Path:
+    """The model with this build's metadata, checked, written atomically."""
+    import onnx
+
     metadata = {
         "popucom_format": ONNX_FORMAT,
         "popucom_format_version": str(ONNX_FORMAT_VERSION),

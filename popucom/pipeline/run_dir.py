@@ -7,6 +7,7 @@ its files say about the run's progress (self-play chunks written, stages recorde
     runs/NAME/checkpoints/iter_K.pt    trainer state after K iterations (0 = random init)
     runs/NAME/checkpoints/iter_K.train.json   that training's figures (written before the .pt)
     runs/NAME/models/model_K.onnx      the exported network of iteration K
+    runs/NAME/models/.template-H.onnx  the exported graph of architecture H, weights swapped per iteration
     runs/NAME/engines/                 TensorRT plans, cached by model hash + version + GPU
     runs/NAME/selfplay/iterK-C.pcs     training shards of iteration K (chunk C) ...
     runs/NAME/selfplay/iterK-C.games.jsonl   ... and their game records
@@ -67,6 +68,10 @@ class RunDir:
 
     def model(self, k: int) -> Path:
         return self.root / "models" / f"model_{k:04d}.onnx"
+
+    def export_template(self, key: str) -> Path:
+        """The ONNX graph later exports of one architecture reuse (nn/export.py)."""
+        return self.root / "models" / f".template-{key}.onnx"
 
     def evaluation(self, k: int) -> Path:
         return self.root / "eval" / f"iter_{k:04d}.json"
