@@ -75,7 +75,8 @@ def changed_config(config: PipelineConfig, changes: Mapping[str, str]) -> tuple[
             raise ValueError(f"--change {key}: no such setting; this section has: {settings}")
         old, new = node[leaf], _value(text)
         if not _fits(old, new):
-            kind = f"{len(old)} values" if isinstance(old, (list, tuple)) else f"a {type(old).__name__}"
+            name = type(old).__name__
+            kind = f"{len(old)} values" if isinstance(old, (list, tuple)) else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
             raise ValueError(f"--change {key}={text}: want {kind}, like the current {old!r}")
         if isinstance(old, float) and new is not None:
             new = float(new)

@@ -60,7 +60,7 @@ def test_a_new_run_takes_the_change_in_its_first_config(tmp_path) -> None:
         ("nosection.lr=1", "no section 'nosection'"),
         ("train=1", "no such setting"),
         ("train.min_lr_ratio=high", "want a float, like the current 0.1"),
-        ("train.batch_size=12.5", "want a int"),
+        ("train.batch_size=12.5", "want an int"),
         ("train.compile=1", "want a bool"),
         ("train.adam_betas=[0.9]", "want 2 values"),
         ("model.layers=6", "network and preset are fixed"),
