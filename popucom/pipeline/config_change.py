@@ -76,7 +76,8 @@ def changed_config(config: PipelineConfig, changes: Mapping[str, str]) -> tuple[
         old, new = node[leaf], _value(text)
         if not _fits(old, new):
             name = type(old).__name__
-            kind = f"{len(old)} values" if isinstance(old, (list, tuple)) else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+            article = "an" if name[0] in "aeiou" else "a"
+            kind = f"{len(old)} values" if isinstance(old, (list, tuple)) else f"{article} {name}"
             raise ValueError(f"--change {key}={text}: want {kind}, like the current {old!r}")
         if isinstance(old, float) and new is not None:
             new = float(new)
