@@ -83,6 +83,7 @@ def ship(
         if not path.is_file():
             raise FileNotFoundError(f"cannot ship iteration {iteration} of {run}: {path} is missing")
     komi = json.loads((run / "komi_stats.json").read_text()) if (run / "komi_stats.json").exists() else None
+    recipe_changes = _recipe_changes(run, iteration)  # read before anything is written: a bad file ships nothing
     folder.mkdir(parents=True, exist_ok=True)
     out = [
         write_bytes_atomic(folder / f"{name}.onnx", model.read_bytes()),
@@ -97,7 +98,7 @@ def ship(
         "source_run": run.name,
         "pipeline_config": config,
         "config_changes_for_continuing": changed,
-        "recipe_changes": _recipe_changes(run, iteration),
+        "recipe_changes": recipe_changes,
         "komi": komi,
         **(notes or {}),
     }
@@ -108,11 +109,16 @@ def ship(
 def _recipe_changes(run: Path, iteration: int) -> list[dict]:
     """The run's deliberate config changes (`popucom pipeline --change`) that the model of
     `iteration` was trained under: those made before that iteration."""
-    history = run / "config_changes.jsonl"
+    from .pipeline.run_dir import CONFIG_CHANGES
+
+    history = run / CONFIG_CHANGES
     if not history.exists():
         return []
-    lines = [json.loads(line) for line in history.read_text().splitlines() if line.strip()]
-    return [line for line in lines if line.get("after_iteration", -1) < iteration]
+    try:
+        lines = [json.loads(line) for line in history.read_text().splitlines() if line.strip()]
+        return [line for line in lines if line["after_iteration"] < iteration]
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        raise ValueError(f"{history} is unreadable ({type(e).__name__}: {e})") from None
 
 
 def read_sidecar(checkpoint: str | Path) -> dict:

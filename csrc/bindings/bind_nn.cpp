@@ -26,16 +26,16 @@ MhcShape check_mhc(const py::array& maps, const py::array& streams) {
 }
 
 // Activations come as float32 or as bf16 bit patterns in int16 arrays (numpy has no
-// bfloat16: popucom/nn/layers.py passes torch's bf16 tensors viewed as int16).
-py::dtype activation_dtype(const py::array& a, const char* name) {
-  const py::dtype bf16_bits = py::dtype::of<std::int16_t>();
-  if (a.dtype().equal(bf16_bits)) return bf16_bits;
-  if (a.dtype().equal(py::dtype::of<float>())) return py::dtype::of<float>();
+// bfloat16: popucom/nn/layers.py passes torch's bf16 tensors viewed as int16). Whether
+// `a` holds bf16; it asks numpy, so call it before the GIL is released.
+bool holds_bf16(const py::array& a, const char* name) {
+  if (a.dtype().equal(py::dtype::of<std::int16_t>())) return true;
+  if (a.dtype().equal(py::dtype::of<float>())) return false;
   throw py::type_error(std::string(name) + " must have dtype float32 or int16 (bf16 bits), got " +
                        std::string(py::str(a.dtype())));
 }
 
-bool is_bf16(const py::dtype& dtype) { return dtype.equal(py::dtype::of<std::int16_t>()); }
+py::dtype activation_dtype(bool bf16) { return bf16 ? py::dtype::of<std::int16_t>() : py::dtype::of<float>(); }
 
 template <typename T>
 T* data_of(const py::array& a) {
@@ -55,13 +55,12 @@ void bind_pope_attention(py::module_& m) {
         if (!nn::pope_attention_supports(static_cast<int>(head_dim)))
           throw py::value_error("tables: head width " + std::to_string(head_dim) +
                                 " is not one the kernel is built for");
-        const py::dtype dtype = activation_dtype(qkv, "qkv");
-        check_array(qkv, "qkv", dtype, {batch, NUM_SQUARES, 3 * heads * head_dim}, false);
-        check_array(out, "out", dtype, {batch, NUM_SQUARES, heads * head_dim}, true);
+        const bool bf16 = holds_bf16(qkv, "qkv");
+        check_array(qkv, "qkv", activation_dtype(bf16), {batch, NUM_SQUARES, 3 * heads * head_dim}, false);
+        check_array(out, "out", activation_dtype(bf16), {batch, NUM_SQUARES, heads * head_dim}, true);
         const float* tables_ptr = data_of<float>(tables);
         const auto n = static_cast<std::size_t>(batch);
         const int h = static_cast<int>(heads), hd = static_cast<int>(head_dim);
-        const bool bf16 = is_bf16(dtype);  // asks numpy: before the GIL goes
         py::gil_scoped_release release;
         if (bf16)
           nn::pope_attention(data_of<const nn::Bf16>(qkv), tables_ptr, n, h, hd, data_of<nn::Bf16>(out));
@@ -89,13 +88,12 @@ void bind_depth_mix(py::module_& m) {
         if (index < 0 || index >= mixes)
           throw py::value_error("index " + std::to_string(index) + " is not one of the " + std::to_string(mixes) +
                                 " mixes");
-        const py::dtype dtype = activation_dtype(out, "out");
-        check_array(out, "out", dtype, {tokens, d}, true);
+        const bool bf16 = holds_bf16(out, "out");
+        check_array(out, "out", activation_dtype(bf16), {tokens, d}, true);
         const float* sources_ptr = data_of<const float>(sources);
         const float* scores_ptr = data_of<const float>(scores);
         const auto rows = static_cast<std::size_t>(tokens);
         const int c = static_cast<int>(count), width = static_cast<int>(d), k = static_cast<int>(mixes);
-        const bool bf16 = is_bf16(dtype);  // asks numpy: before the GIL goes
         py::gil_scoped_release release;
         if (bf16)
           nn::depth_mix_normalized(sources_ptr, scores_ptr, c, rows, width, k, index, eps, data_of<nn::Bf16>(out));

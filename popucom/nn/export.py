@@ -53,7 +53,7 @@ def export_from_template(
     `net` of the same shape, every parameter used); the caller then exports afresh, and
     should compare the result with torch (infer/parity.py), as the pipeline does."""
     import onnx
-    from onnx import numpy_helper
+    from onnx import helper, numpy_helper
 
     try:
         model = onnx.load(str(template), load_external_data=False)
@@ -66,7 +66,8 @@ def export_from_template(
         tensor = tensors.get(initializer.name)
         if tensor is None or tuple(initializer.dims) != tuple(tensor.shape):
             raise ValueError(f"export template {template} has an initializer {initializer.name!r} the network lacks")
-        array = tensor.detach().cpu().numpy().astype(numpy_helper.to_array(initializer).dtype, copy=False)
+        dtype = helper.tensor_dtype_to_np_dtype(initializer.data_type)
+        array = tensor.detach().cpu().numpy().astype(dtype, copy=False)
         initializer.CopyFrom(numpy_helper.from_array(array, initializer.name))
         used.add(initializer.name)
     missing = sorted(name for name, _ in wrapper.named_parameters() if name not in used)

@@ -179,9 +179,12 @@ use_attention_kernel = True
 
 
 def fused_attention_applies(x: torch.Tensor, head_dim: int) -> bool:
-    """The C++ attention kernel serves inference of fp32 CPU activations over the board."""
+    """The C++ attention kernel serves inference of fp32 or bf16 CPU activations over the board."""
     return (
-        use_attention_kernel and native_inference(x) and x.shape[1] == NUM_SQUARES and head_dim in _core.POPE_HEAD_DIMS
+        use_attention_kernel
+        and native_inference(x, bf16=True)
+        and x.shape[1] == NUM_SQUARES
+        and head_dim in _core.POPE_HEAD_DIMS
     )
 
 
@@ -229,7 +232,7 @@ class SubLayer(nn.Module):
         """The dtype of this sub-layer's matrix products on activations like x (fp32 CPU
         inference narrows them from NARROW_MATMUL_MIN_BATCH positions on), which is the dtype
         a kernel that makes its input best writes it in."""
-        narrow = native_inference(x) and x.dtype == torch.float32 and len(x) >= NARROW_MATMUL_MIN_BATCH
+        narrow = native_inference(x) and len(x) >= NARROW_MATMUL_MIN_BATCH
         return self.inference_matmul_dtype if narrow else x.dtype
 
     def run_normalized(self, x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
@@ -282,8 +285,7 @@ class DepthMixer(nn.Module):
         `dtype` (default the sources'). In inference on the CPU one fused pass per token
         (csrc/nn/depth_mix.h), which writes bf16 itself."""
         dtype = dtype or sources.dtype
-        native = sources.dtype == scores.dtype == torch.float32 and native_inference(sources)
-        if not (use_depth_kernel and native and native_inference(scores)):
+        if not (use_depth_kernel and native_inference(sources) and native_inference(scores)):
             return rms_normalize(self.mix_stacked(index, sources, scores), eps).to(dtype)
         out = torch.empty(sources.shape[1:], dtype=dtype)
         count, d = sources.shape[0], sources.shape[-1]
@@ -299,8 +301,7 @@ class DepthMixer(nn.Module):
 
     def score_into(self, source: torch.Tensor, out: torch.Tensor) -> None:
         """out[...] = score(source), for the preallocated score stacks of inference."""
-        native = source.dtype == out.dtype == torch.float32 and native_inference(source) and native_inference(out)
-        if not (use_depth_kernel and native):
+        if not (use_depth_kernel and native_inference(source) and native_inference(out)):
             out.copy_(self.score(source))
             return
         d = source.shape[-1]
@@ -312,14 +313,14 @@ class DepthMixer(nn.Module):
 use_depth_kernel = True
 
 
-def native_inference(x: torch.Tensor) -> bool:
-    """The C++ kernels serve inference of contiguous fp32 or bf16 CPU activations (numpy
-    views of them; numpy_view)."""
+def native_inference(x: torch.Tensor, bf16: bool = False) -> bool:
+    """The C++ kernels serve inference of contiguous fp32 CPU activations (numpy views of
+    them; numpy_view), and those that take bf16 (`bf16`) of bf16 ones too."""
     return (
         not torch.is_grad_enabled()
         and not tracing()
         and x.device.type == "cpu"
-        and x.dtype in (torch.float32, torch.bfloat16)
+        and (x.dtype == torch.float32 or (bf16 and x.dtype == torch.bfloat16))
         and x.is_contiguous()
     )
 
@@ -332,7 +333,7 @@ def numpy_view(x: torch.Tensor) -> np.ndarray:
 
 def fused_kernels_apply(streams: torch.Tensor, n: int) -> bool:
     """The C++ mHC kernels serve inference of up to MHC_MAX_STREAMS streams."""
-    return native_inference(streams) and streams.dtype == torch.float32 and n <= _core.MHC_MAX_STREAMS
+    return native_inference(streams) and n <= _core.MHC_MAX_STREAMS
 
 
 def sinkhorn(logits: torch.Tensor, iters: int) -> torch.Tensor:

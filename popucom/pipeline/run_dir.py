@@ -240,6 +240,7 @@ def rows_played(run: RunDir, model: int) -> int:
     return rows_before(run) + sum(n for k, n in _rows_per_iteration(run).items() if k < model)
 
 
+CONFIG_CHANGES = "config_changes.jsonl"  # deliberate recipe changes (config_change.py)
 GROW_UNFINISHED = "grow_unfinished.json"  # in a run that `popucom grow` has begun and not finished
 
 

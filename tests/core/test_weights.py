@@ -37,6 +37,9 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     history.write_text("".join(json.dumps(c) + "\n" for c in changes))
     try:
         paths = ship(finished_run, 1, "popucom-tiny-v2", weights, notes=notes, continue_with={"inference_threads": 0})
+        history.write_text('{"after_iteration": 0, "chan')  # a torn line: refused, naming the file
+        with pytest.raises(ValueError, match="config_changes.jsonl is unreadable"):
+            ship(finished_run, 1, "popucom-tiny-v3", weights)
     finally:
         history.unlink()
     assert [p.name for p in paths] == ["popucom-tiny-v2.onnx", "popucom-tiny-v2.pt", "popucom-tiny-v2.run.json"]
