@@ -109,9 +109,7 @@ def ship(
 def _recipe_changes(run: Path, iteration: int) -> list[dict]:
     """The run's deliberate config changes (`popucom pipeline --change`) that the model of
     `iteration` was trained under: those made before that iteration."""
-    from .pipeline.run_dir import CONFIG_CHANGES
-
-    history = run / CONFIG_CHANGES
+    history = run / "config_changes.jsonl"  # pipeline/run_dir.CONFIG_CHANGES; weights stays off the training side
     if not history.exists():
         return []
     try:
