@@ -1,16 +1,22 @@
-"""bf16 matrix products against fp32 in CPU inference (popucom.infer.precision): ONE JSON line.
+"""bf16 against fp32 in CPU inference (popucom.infer.precision): ONE JSON line.
 
-    python bench/precision.py --model weights/popucom-small-v9.pt [--games 400] [--visits 50] [--threads 2]
+    python bench/precision.py --model weights/popucom-small-v9.pt [--pair fp32 bf16] [--games 400]
+                              [--visits 50] [--threads 2]
 
-The same checkpoint twice through the torch backend, once with fp32 and once with bf16
-operands in the sub-layers' matrix products:
+The same checkpoint twice through the torch backend, in two of these precisions (--pair A B,
+B is the one scored):
+  fp32           fp32 everywhere
+  bf16-products  bf16 operands in the sub-layers' matrix products, the rest fp32
+  bf16           that, and the attention kernel's logits and value sums as bf16 dot products
+                 (AVX512-BF16; csrc/nn/pope_attention_dots.cpp): the default where the CPU has them
+Reported:
   speed   network evaluations/s of each at batch 16, 32 and 192 on `threads` threads (the two
           interleaved round by round, medians of `repeats`), and their ratio;
   outputs over 1,024 positions from random play: the largest and mean absolute differences
           of the move probabilities and of the win/draw/loss probabilities, and how often the
           two pick the same top move;
   strength the two head to head at `visits`, colours swapped, komi 0, 2-ply random openings,
-          `games` games: bf16's score with a 95% interval bootstrapped over openings.
+          `games` games: B's score with a 95% interval bootstrapped over openings.
 Needs a CPU with bf16 arithmetic (AVX512-BF16 or AMX).
 """
 
@@ -39,9 +45,9 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return z / z.sum(-1, keepdims=True)
 
 
-def output_differences(fp32: TorchEvaluator, bf16: TorchEvaluator, positions: int = 1024) -> dict:
+def output_differences(first: TorchEvaluator, second: TorchEvaluator, positions: int = 1024) -> dict:
     x = random_features(positions, seed=7, komi_range=5)
-    a, b = fp32.run_all(x), bf16.run_all(x)
+    a, b = first.run_all(x), second.run_all(x)
     policy_a, policy_b = softmax(a["policy_logits"]), softmax(b["policy_logits"])
     policy, wdl = np.abs(policy_a - policy_b), np.abs(a["wdl"] - b["wdl"])
     return {
@@ -54,6 +60,21 @@ def output_differences(fp32: TorchEvaluator, bf16: TorchEvaluator, positions: in
     }
 
 
+# precision -> (cpu_matmul, the attention kernel's dot products)
+PRECISIONS = {
+    "fp32": ("fp32", torch.float32),
+    "bf16-products": ("bf16", torch.float32),
+    "bf16": ("bf16", torch.bfloat16),
+}
+
+
+def evaluator(net: torch.nn.Module, precision: str, threads: int) -> TorchEvaluator:
+    matmul, dots = PRECISIONS[precision]
+    made = TorchEvaluator(net, threads=threads, cpu_matmul=matmul)
+    net.set_inference_matmul_dtype(made.matmul_dtype, attention_dots=dots)
+    return made
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="a training checkpoint (.pt)")
@@ -62,33 +83,35 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--batches", type=int, nargs="+", default=[16, 32, 192])
+    parser.add_argument("--pair", nargs=2, choices=sorted(PRECISIONS), default=["fp32", "bf16"], metavar="PRECISION")
     args = parser.parse_args()
     if not cpu_has_bf16():
         raise SystemExit("this CPU has no bf16 arithmetic (AVX512-BF16 or AMX): nothing to compare")
     if args.games % 2:
         raise SystemExit("--games must be even (each opening is played with both colours)")
+    first, second = args.pair
+    if first == second:
+        raise SystemExit("--pair: name two different precisions")
     net = load_network(args.model)
-    evaluators = {
-        "fp32": TorchEvaluator(net, threads=args.threads, cpu_matmul="fp32"),
-        "bf16": TorchEvaluator(copy.deepcopy(net), threads=args.threads, cpu_matmul="bf16"),
-    }
+    evaluators = {name: evaluator(copy.deepcopy(net), name, args.threads) for name in (first, second)}
     speed = rates({name: e.run_all for name, e in evaluators.items()}, args.batches, args.repeats)
-    outputs = output_differences(evaluators["fp32"], evaluators["bf16"])
+    outputs = output_differences(evaluators[first], evaluators[second])
     start = time.perf_counter()
     names = {k: f"{args.model.stem}@{args.visits},{k}" for k in evaluators}
     players = [
         Player(names[k], args.games, evaluator=e, visits=args.visits, seed=args.visits) for k, e in evaluators.items()
     ]
-    records = play_match(*players, make_openings(args.games // 2, 2, 2026), progress=True, desc="fp32 vs bf16")
-    strength = head_to_head(records, names["bf16"], names["fp32"])
+    records = play_match(*players, make_openings(args.games // 2, 2, 2026), progress=True, desc=f"{first} vs {second}")
+    strength = head_to_head(records, names[second], names[first])
     print(
         json.dumps(
             {
                 "benchmark": "precision",
                 "model": str(args.model),
                 "threads": args.threads,
+                "pair": args.pair,
                 "evals_per_s": speed,
-                "bf16_speedup": {b: round(speed["bf16"][b] / speed["fp32"][b], 2) for b in speed["fp32"]},
+                "speedup": {b: round(speed[second][b] / speed[first][b], 2) for b in speed[first]},
                 "outputs": outputs,
                 "head_to_head": strength,
                 "arena_seconds": round(time.perf_counter() - start),

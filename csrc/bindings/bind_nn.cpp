@@ -48,7 +48,7 @@ void bind_pope_attention(py::module_& m) {
   m.attr("POPE_HEAD_DIMS") = py::tuple(head_dims);
   m.def(
       "pope_attention",
-      [](const py::array& qkv, const py::array& tables, const py::array& out) {
+      [](const py::array& qkv, const py::array& tables, const py::array& out, bool bf16_dots) {
         check_array(tables, "tables", py::dtype::of<float>(), {2, -1, NUM_SQUARES, 2, -1}, false);
         const py::ssize_t heads = tables.shape(1), head_dim = tables.shape(4),
                           batch = qkv.ndim() > 0 ? qkv.shape(0) : 0;
@@ -56,21 +56,30 @@ void bind_pope_attention(py::module_& m) {
           throw py::value_error("tables: head width " + std::to_string(head_dim) +
                                 " is not one the kernel is built for");
         const bool bf16 = holds_bf16(qkv, "qkv");
+        if (bf16_dots && !bf16) throw py::value_error("bf16_dots: the dot products take bf16 activations (int16 bits)");
+        if (bf16_dots && !nn::pope_attention_bf16_dots_apply(static_cast<int>(head_dim)))
+          throw py::value_error("bf16_dots: this CPU or head width " + std::to_string(head_dim) +
+                                " has no bf16 dot products (pope_attention_bf16_dots_apply)");
         check_array(qkv, "qkv", activation_dtype(bf16), {batch, NUM_SQUARES, 3 * heads * head_dim}, false);
         check_array(out, "out", activation_dtype(bf16), {batch, NUM_SQUARES, heads * head_dim}, true);
         const float* tables_ptr = data_of<float>(tables);
         const auto n = static_cast<std::size_t>(batch);
         const int h = static_cast<int>(heads), hd = static_cast<int>(head_dim);
         py::gil_scoped_release release;
-        if (bf16)
+        if (bf16_dots)
+          nn::pope_attention_bf16_dots(data_of<const nn::Bf16>(qkv), tables_ptr, n, h, hd, data_of<nn::Bf16>(out));
+        else if (bf16)
           nn::pope_attention(data_of<const nn::Bf16>(qkv), tables_ptr, n, h, hd, data_of<nn::Bf16>(out));
         else
           nn::pope_attention(data_of<const float>(qkv), tables_ptr, n, h, hd, data_of<float>(out));
       },
-      py::arg("qkv"), py::arg("tables"), py::arg("out"),
+      py::arg("qkv"), py::arg("tables"), py::arg("out"), py::arg("bf16_dots") = false,
       "PoPE attention of (batch, 81, 3d) projections with (2, heads, 81, 2, head_dim) phase tables, "
       "written into `out` (batch, 81, d) on the calling thread; see csrc/nn/pope_attention.h. qkv and out are "
-      "both float32 or both bf16 (int16 arrays of its bits).");
+      "both float32 or both bf16 (int16 arrays of its bits); with bf16_dots (bf16 only, where "
+      "pope_attention_bf16_dots_apply) the logits and value sums are bf16 dot products.");
+  m.def("pope_attention_bf16_dots_apply", &nn::pope_attention_bf16_dots_apply, py::arg("head_dim"),
+        "Whether pope_attention(..., bf16_dots=True) serves this head width on this CPU (AVX512-BF16).");
 }
 
 void bind_depth_mix(py::module_& m) {

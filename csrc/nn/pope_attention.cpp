@@ -7,6 +7,7 @@
 
 #include "bf16.h"
 #include "per_isa.h"
+#include "pope_attention_loop.h"
 
 // Per-ISA copies (per_isa.h); with -ffast-math (this file only, see
 // CMakeLists.txt) glibc's libmvec supplies vector exp and log1p.
@@ -30,13 +31,14 @@ inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x));
 template <int HD>
 struct Head {
   static constexpr int W = 2 * HD;  // [cos, sin] halves
+  static constexpr int ROWS = 4;    // output rows at once, sharing every key and value load
   typedef float Row __attribute__((vector_size(HD * sizeof(float))));
 
   alignas(64) float q2[T][W];
   alignas(64) float k2t[W][TP];  // transposed: a row of logits is a sum of scaled key rows
   alignas(64) float magnitude[T][HD];
   alignas(64) float values[T][HD];
-  alignas(64) float p[4][TP];
+  alignas(64) float p[ROWS][TP];
 
   Head() {
     for (auto& row : k2t) std::fill(row + T, row + TP, 0.0f);  // padding logits stay finite
@@ -108,22 +110,8 @@ struct Head {
 
 template <int HD, typename Act>
 void run(const Act* qkv, const float* tables, std::size_t batch, int heads, Act* out) {
-  const int d = heads * HD;
-  const std::size_t stride = static_cast<std::size_t>(3) * d;
-  const std::size_t table_size = static_cast<std::size_t>(T) * Head<HD>::W;
   Head<HD> head;
-  for (std::size_t b = 0; b < batch; ++b) {
-    const Act* x = qkv + b * T * stride;
-    Act* o = out + b * static_cast<std::size_t>(T) * d;
-    for (int h = 0; h < heads; ++h) {
-      head.build(x + h * HD, stride, tables + h * table_size, false);
-      head.build(x + d + h * HD, stride, tables + (heads + h) * table_size, true);
-      head.load_values(x + 2 * d + h * HD, stride);
-      int i = 0;
-      for (; i + 4 <= T; i += 4) head.template rows<4>(i, o + h * HD, d);
-      for (; i < T; ++i) head.template rows<1>(i, o + h * HD, d);
-    }
-  }
+  attend_each_head<HD>(head, qkv, tables, batch, heads, out);
 }
 
 template <typename Act>

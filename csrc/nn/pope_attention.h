@@ -36,6 +36,17 @@ void pope_attention(const float* qkv, const float* tables, std::size_t batch, in
 // the matrix products around it); the arithmetic in between stays float32.
 void pope_attention(const Bf16* qkv, const float* tables, std::size_t batch, int heads, int head_dim, Bf16* out);
 
+// Whether pope_attention_bf16_dots serves this head width on this CPU: one with AVX512-BF16
+// (the build has the kernel on GCC for x86-64 Linux) and a head width that is a multiple of 16.
+bool pope_attention_bf16_dots_apply(int head_dim);
+
+// The bf16 overload with the logits q2 . k2 and the value sums p . v taken as bf16 dot
+// products into float32 sums (pope_attention_dots.cpp): q2, k2 and the softmax weights are
+// rounded to bf16 for them, at half the multiply-adds. Returns false, writing nothing, where
+// pope_attention_bf16_dots_apply(head_dim) is false.
+bool pope_attention_bf16_dots(const Bf16* qkv, const float* tables, std::size_t batch, int heads, int head_dim,
+                              Bf16* out);
+
 }  // namespace nn
 }  // namespace popucom
 

@@ -109,3 +109,59 @@ TEST(nn, pope_attention_refuses_a_head_width_it_was_not_built_for) {
   } catch (const std::invalid_argument&) { threw = true; }
   CHECK(threw);
 }
+
+namespace {
+
+// A first-order bound on the bf16 dot products' error for query row i of head h: rounding
+// q2 and k2 moves a logit by at most 2^-8 of its sum of |products|, which moves each
+// softmax weight by at most twice the largest such shift (relatively); rounding the weights
+// adds 2^-8 (relative, with their sum), and the bf16 output one step more.
+double bf16_dots_bound(const Case& c, std::size_t b, int h, int i, double want) {
+  const int hd = c.head_dim, d = c.heads * hd;
+  auto table = [&](int side, int row, int part, int x) {
+    return c.tables[((((static_cast<std::size_t>(side) * c.heads + h) * T + row) * 2 + part) * hd) + x];
+  };
+  const float* xi = &c.qkv[(b * T + i) * 3 * d];
+  double shift = 0.0, v_max = 0.0;
+  for (int j = 0; j < T; ++j) {
+    const float* xj = &c.qkv[(b * T + j) * 3 * d];
+    double sum = 0.0;
+    for (int x = 0; x < hd; ++x)
+      for (int part = 0; part < 2; ++part)
+        sum += std::fabs(softplus(xi[h * hd + x]) * table(0, i, part, x) * softplus(xj[d + h * hd + x]) *
+                         table(1, j, part, x));
+    shift = std::max(shift, std::ldexp(sum, -8));
+    for (int x = 0; x < hd; ++x) v_max = std::max(v_max, static_cast<double>(std::fabs(xj[2 * d + h * hd + x])));
+  }
+  return 1.5 * ((2.0 * shift + std::ldexp(1.0, -7)) * v_max + std::ldexp(std::fabs(want), -8)) + 1e-6;
+}
+
+}  // namespace
+
+TEST(nn, pope_attention_with_bf16_dot_products_stays_within_their_rounding) {
+  for (int head_dim : nn::POPE_HEAD_DIMS) {
+    Case c = random_case(static_cast<unsigned>(head_dim) + 90, 2, 2, head_dim);
+    std::vector<nn::Bf16> qkv(c.qkv.size()), out(c.batch * T * c.heads * head_dim, 0xFFFF);
+    for (std::size_t i = 0; i < qkv.size(); ++i) {
+      nn::store(qkv[i], c.qkv[i]);
+      c.qkv[i] = nn::to_float(qkv[i]);  // the reference sees the bf16 inputs
+    }
+    const bool served =
+        nn::pope_attention_bf16_dots(qkv.data(), c.tables.data(), c.batch, c.heads, head_dim, out.data());
+    CHECK(served == nn::pope_attention_bf16_dots_apply(head_dim));
+    if (!served) {  // nothing written
+      for (nn::Bf16 v : out) CHECK(v == 0xFFFF);
+      continue;
+    }
+    const std::vector<double> want = reference(c);
+    const int d = c.heads * head_dim;
+    for (std::size_t b = 0; b < c.batch; ++b)
+      for (int i = 0; i < T; ++i)
+        for (int h = 0; h < c.heads; ++h)
+          for (int x = 0; x < head_dim; ++x) {
+            const std::size_t at = (b * T + i) * d + h * head_dim + x;
+            const double error = std::fabs(nn::to_float(out[at]) - want[at]);
+            CHECK(error <= bf16_dots_bound(c, b, h, i, want[at]));
+          }
+  }
+}

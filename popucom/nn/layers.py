@@ -99,6 +99,9 @@ class PoPEAttention(nn.Module):
         self.register_buffer("sin", phases.sin(), persistent=False)
         self.scale = self.head_dim**-0.5  # of the original width, passed explicitly
         self.last_max_logit = torch.tensor(0.0)
+        # CPU inference with bf16 projections only: the operand dtype of the kernel's logits and
+        # value sums (bf16: AVX512-BF16 dot products where the CPU has them; PopucomNet sets it).
+        self.inference_dot_dtype = torch.float32
 
     def tables(self) -> torch.Tensor:
         """(2, heads, 81, 2, head_dim): [query, key] x [cos, sin] of the phases; the query
@@ -167,8 +170,17 @@ class PoPEAttention(nn.Module):
         qkv = F.linear(x.to(weights[0].dtype), weights[0])
         y = torch.empty(x.shape, dtype=qkv.dtype)
         tables = weights[2].float().contiguous().numpy()
-        _core.pope_attention(numpy_view(qkv), tables, numpy_view(y))
+        _core.pope_attention(numpy_view(qkv), tables, numpy_view(y), bf16_dots=self.bf16_dots_apply(qkv))
         return y
+
+    def bf16_dots_apply(self, qkv: torch.Tensor) -> bool:
+        """Whether the kernel takes its logits and value sums as bf16 dot products: asked for,
+        on bf16 projections, and served by this CPU for this head width."""
+        return (
+            self.inference_dot_dtype == torch.bfloat16
+            and qkv.dtype == torch.bfloat16
+            and _core.pope_attention_bf16_dots_apply(self.head_dim)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.run(x, self.weights())

@@ -162,11 +162,15 @@ class PopucomNet(nn.Module):
             "ownership": torch.tanh(per_cell[..., 2]),
         }
 
-    def set_inference_matmul_dtype(self, dtype: torch.dtype) -> None:
+    def set_inference_matmul_dtype(self, dtype: torch.dtype, attention_dots: torch.dtype | None = None) -> None:
         """The operand dtype of the sub-layers' matrix products in CPU inference (fp32
-        activations in and out, fp32 accumulation); training and export are unaffected."""
+        activations in and out, fp32 accumulation), and of the attention kernel's logits and
+        value sums on bf16 projections (`attention_dots`, default `dtype`); training and export
+        are unaffected."""
         for f in self.sublayers:
             f.inference_matmul_dtype = dtype
+            if isinstance(f.inner, PoPEAttention):
+                f.inner.inference_dot_dtype = attention_dots or dtype
 
     # --- introspection --------------------------------------------------------
     def num_parameters(self) -> int:

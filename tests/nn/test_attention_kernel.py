@@ -89,3 +89,57 @@ def test_bad_buffers_are_refused_with_the_problem_named() -> None:
     with pytest.raises(ValueError, match="writable"):
         _core.pope_attention(qkv, tables, readonly)
     assert 16 in _core.POPE_HEAD_DIMS and 12 not in _core.POPE_HEAD_DIMS
+
+
+BF16_DOTS = _core.pope_attention_bf16_dots_apply(16)
+
+
+@pytest.mark.skipif(not BF16_DOTS, reason="this CPU has no bf16 dot products (AVX512-BF16)")
+def test_bf16_dot_products_move_the_output_by_a_few_bf16_steps() -> None:
+    """The dot-product variant rounds q2, k2 and the softmax weights to bf16 (the native test
+    bounds that per row, csrc/nn/pope_attention_test.cpp): here, its outputs differ from the
+    float kernel's on the same bf16 projections, by a few steps of bf16 at the outputs' scale."""
+    qkv, tables, out = kernel_inputs(3)
+    narrow = torch.from_numpy(qkv).bfloat16()
+    dots = torch.empty(out.shape, dtype=torch.bfloat16)
+    floats = torch.empty_like(dots)
+    _core.pope_attention(layers.numpy_view(narrow), tables, layers.numpy_view(dots), bf16_dots=True)
+    _core.pope_attention(layers.numpy_view(narrow), tables, layers.numpy_view(floats))
+    difference = (dots.float() - floats.float()).abs()
+    scale = float(floats.float().abs().max())
+    assert 0 < float(difference.max()) < 2**-4 * scale
+    assert float(difference.mean()) < 2**-8 * scale
+
+
+def test_bf16_dot_products_are_refused_where_they_do_not_apply() -> None:
+    qkv, tables, out = kernel_inputs(2)
+    with pytest.raises(ValueError, match="take bf16 activations"):
+        _core.pope_attention(qkv, tables, out, bf16_dots=True)
+    narrow = layers.numpy_view(torch.from_numpy(kernel_inputs(2, heads=8, head_dim=8)[0]).bfloat16())
+    tables8 = kernel_inputs(2, heads=8, head_dim=8)[1]
+    with pytest.raises(ValueError, match="head width 8 has no bf16 dot products"):
+        _core.pope_attention(narrow, tables8, np.empty((2, 81, 64), np.int16), bf16_dots=True)
+    assert not _core.pope_attention_bf16_dots_apply(8)
+
+
+@pytest.mark.skipif(not BF16_DOTS, reason="this CPU has no bf16 dot products (AVX512-BF16)")
+def test_the_network_takes_bf16_dots_with_bf16_products_unless_told_otherwise(monkeypatch) -> None:
+    net = perturbed(PopucomNet(preset("small")), seed=3)
+    asked = []
+    kernel = _core.pope_attention
+
+    def spy(qkv, tables, out, bf16_dots=False):
+        asked.append(bf16_dots)
+        kernel(qkv, tables, out, bf16_dots=bf16_dots)
+
+    monkeypatch.setattr(_core, "pope_attention", spy)
+    x = torch.from_numpy(random_features(layers.NARROW_MATMUL_MIN_BATCH, seed=2, komi_range=5))
+    with torch.no_grad():
+        net.set_inference_matmul_dtype(torch.bfloat16)
+        dots = net(x)
+        assert asked == [True] * net.config.layers
+        net.set_inference_matmul_dtype(torch.bfloat16, attention_dots=torch.float32)
+        products = net(x)
+        assert asked[net.config.layers :] == [False] * net.config.layers
+    wdl = (dots["wdl_logits"].softmax(-1) - products["wdl_logits"].softmax(-1)).abs().max()
+    assert 0 < float(wdl) < 0.05

@@ -1,0 +1,171 @@
+// The attention kernel's bf16 variant with bf16 dot products (AVX512-BF16 vdpbf16ps):
+// q2 . k2 and p . v multiply bf16 pairs into float32 sums, two products per lane and
+// instruction, which halves the kernel's multiply-adds (its bound: pope_attention.cpp
+// issues one 16-wide FMA a cycle). q2, k2 and the softmax weights are rounded to bf16
+// (nearest even) for the products; v is bf16 already, and everything else (softplus,
+// the phase products, softmax, the sums) stays float32. Only this file's kernel is built
+// for AVX512-BF16; pope_attention.cpp picks it at run time where the CPU has it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "pope_attention.h"
+#include "pope_attention_loop.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define POPUCOM_HAVE_BF16_DOTS 1
+#include <immintrin.h>
+#endif
+
+namespace popucom {
+namespace nn {
+
+#ifdef POPUCOM_HAVE_BF16_DOTS
+
+bool pope_attention_bf16_dots_apply(int head_dim) {
+  static const bool cpu = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+  return cpu && head_dim % 16 == 0 && pope_attention_supports(head_dim);
+}
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")
+
+namespace {
+
+constexpr int T = NUM_SQUARES;
+constexpr int LANES = 16;
+constexpr int TP = (T + 2 * LANES - 1) / (2 * LANES) * (2 * LANES);  // whole 32-value bf16 rows
+constexpr int PAIRS = (T + 1) / 2;                                   // key pairs of the value sum
+
+inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
+
+template <int HD>
+struct DotHead {
+  static constexpr int W = 2 * HD;  // [cos, sin] halves
+  static constexpr int BLOCKS = HD / LANES;
+  static constexpr int ROWS = 8;  // query rows at once: eight independent sums cover vdpbf16ps's latency
+
+  // Component pairs (2c, 2c + 1) of q2 and k2 as bf16 pairs: logits of 16 keys are one
+  // vdpbf16ps per pair against a broadcast query pair.
+  alignas(64) std::uint32_t q2[T][HD];
+  alignas(64) std::uint32_t k2[HD][TP];     // pair c of key j at [c][j]
+  alignas(64) std::uint32_t v2[PAIRS][HD];  // values of keys 2m and 2m + 1, component c, at [m][c]
+  alignas(64) float magnitude[T][HD];
+  alignas(64) float p[ROWS][TP];
+  alignas(64) std::uint32_t w2[ROWS][TP / 2];  // softmax weights of keys 2m, 2m + 1 as a bf16 pair
+
+  DotHead() {
+    for (auto& row : k2) std::fill(row + T, row + TP, 0u);  // padding logits stay finite
+  }
+
+  void build(const Bf16* x, std::size_t stride, const float* table, bool keys) {
+    for (int i = 0; i < T; ++i)
+      for (int c = 0; c < HD; ++c) magnitude[i][c] = softplus(to_float(x[i * stride + c]));
+    for (int i = 0; i < T; ++i) {
+      const float* cs = table + i * W;
+      alignas(64) float row[W];
+      for (int c = 0; c < HD; ++c) {
+        row[c] = magnitude[i][c] * cs[c];
+        row[HD + c] = magnitude[i][c] * cs[HD + c];
+      }
+      for (int c = 0; c < W; c += 2 * LANES) {  // 32 components to 16 bf16 pairs, nearest even
+        const __m512i packed = (__m512i)_mm512_cvtne2ps_pbh(_mm512_load_ps(row + c + LANES), _mm512_load_ps(row + c));
+        if (!keys) {
+          _mm512_store_si512(&q2[i][c / 2], packed);
+          continue;
+        }
+        alignas(64) std::uint32_t pairs[LANES];
+        _mm512_store_si512(pairs, packed);
+        for (int k = 0; k < LANES; ++k) k2[c / 2 + k][i] = pairs[k];
+      }
+    }
+  }
+
+  void load_values(const Bf16* v0, std::size_t stride) {
+    for (int m = 0; m < PAIRS; ++m) {
+      const Bf16* even = v0 + 2 * m * stride;
+      for (int c = 0; c < HD; ++c) {
+        const std::uint32_t hi = 2 * m + 1 < T ? even[stride + c] : 0u;  // the odd key past the board weighs 0
+        v2[m][c] = static_cast<std::uint32_t>(even[c]) | hi << 16;
+      }
+    }
+  }
+
+  template <int N>
+  void rows(int i0, Bf16* o, int d) {
+    for (int jb = 0; jb < TP; jb += LANES) {
+      __m512 acc[N];
+      for (int r = 0; r < N; ++r) acc[r] = _mm512_setzero_ps();
+      for (int c = 0; c < HD; ++c) {
+        const __m512bh k = (__m512bh)_mm512_load_si512(&k2[c][jb]);
+        for (int r = 0; r < N; ++r)
+          acc[r] = _mm512_dpbf16_ps(acc[r], (__m512bh)_mm512_set1_epi32(static_cast<int>(q2[i0 + r][c])), k);
+      }
+      for (int r = 0; r < N; ++r) _mm512_store_ps(&p[r][jb], acc[r]);
+    }
+    float inv[N];
+    for (int r = 0; r < N; ++r) {
+      float top = p[r][0];
+      for (int j = 1; j < T; ++j) top = std::max(top, p[r][j]);
+      float sum = 0.0f;
+      for (int j = 0; j < T; ++j) {
+        p[r][j] = std::exp(p[r][j] - top);
+        sum += p[r][j];
+      }
+      std::fill(p[r] + T, p[r] + TP, 0.0f);
+      inv[r] = 1.0f / sum;
+      for (int j = 0; j < TP; j += 2 * LANES)  // 32 weights to one vector of bf16 pairs, nearest even
+        _mm512_store_si512(&w2[r][j / 2],
+                           (__m512i)_mm512_cvtne2ps_pbh(_mm512_load_ps(&p[r][j + LANES]), _mm512_load_ps(&p[r][j])));
+    }
+    __m512 y[N][BLOCKS];
+    for (int r = 0; r < N; ++r)
+      for (int b = 0; b < BLOCKS; ++b) y[r][b] = _mm512_setzero_ps();
+    for (int m = 0; m < PAIRS; ++m) {
+      for (int b = 0; b < BLOCKS; ++b) {
+        const __m512bh v = (__m512bh)_mm512_load_si512(&v2[m][b * LANES]);
+        for (int r = 0; r < N; ++r)
+          y[r][b] = _mm512_dpbf16_ps(y[r][b], (__m512bh)_mm512_set1_epi32(static_cast<int>(w2[r][m])), v);
+      }
+    }
+    for (int r = 0; r < N; ++r) {
+      Bf16* row = o + (i0 + r) * d;
+      for (int b = 0; b < BLOCKS; ++b) {
+        alignas(64) float scaled[LANES];
+        _mm512_store_ps(scaled, _mm512_mul_ps(y[r][b], _mm512_set1_ps(inv[r])));
+        for (int c = 0; c < LANES; ++c) store(row[b * LANES + c], scaled[c]);
+      }
+    }
+  }
+};
+
+template <int HD>
+void run(const Bf16* qkv, const float* tables, std::size_t batch, int heads, Bf16* out) {
+  DotHead<HD> head;
+  attend_each_head<HD>(head, qkv, tables, batch, heads, out);
+}
+
+}  // namespace
+
+bool pope_attention_bf16_dots(const Bf16* qkv, const float* tables, std::size_t batch, int heads, int head_dim,
+                              Bf16* out) {
+  if (!pope_attention_bf16_dots_apply(head_dim)) return false;
+  switch (head_dim) {  // the multiples of 16 in POPE_HEAD_DIMS
+    case 16: run<16>(qkv, tables, batch, heads, out); return true;
+    case 32: run<32>(qkv, tables, batch, heads, out); return true;
+    default: return false;
+  }
+}
+
+#pragma GCC pop_options
+
+#else  // no AVX512-BF16 build: the float32 products always
+
+bool pope_attention_bf16_dots_apply(int) { return false; }
+
+bool pope_attention_bf16_dots(const Bf16*, const float*, std::size_t, int, int, Bf16*) { return false; }
+
+#endif
+
+}  // namespace nn
+}  // namespace popucom
