@@ -8,13 +8,16 @@ network of the preset.
 Candidates, interleaved round by round so that load from other processes hits all alike
 (the medians of `repeats` rounds are reported):
   reference      the plain forward of popucom/nn/reference.py (the implementation before issue 10)
-  torch_fp32     TorchEvaluator (folded weights, the C++ attention and depth-mix kernels, cached PoPE tables,
-                 chunks of 32; from 64 positions on `threads` worker threads of one torch thread)
+  torch_fp32     TorchEvaluator with fp32 products (folded weights, the C++ attention and depth-mix
+                 kernels, cached PoPE tables, chunks of 32; from 64 positions on `threads` worker
+                 threads of one torch thread)
   torch_no_kernel  the same with torch's attention (SDPA) in place of the C++ kernel
   torch_no_depth_kernel  the same with the attention-residual mixes in torch, not csrc/nn/depth_mix
   torch_bf16     the same under CPU bf16 autocast (only where the CPU has bf16 arithmetic)
-  torch_bf16_matmul  the same with bf16 operands in the sub-layers' matrix products only
+  torch_bf16_products  torch_fp32 with bf16 operands in the sub-layers' matrix products only
                  (popucom.infer.precision; only where the CPU has bf16 arithmetic)
+  torch_bf16_dots  that, and the attention kernel's logits and value sums as bf16 dot products
+                 (AVX512-BF16): the torch backend's default where the CPU has them
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
                  activations quantised per call)
@@ -89,7 +92,7 @@ def main() -> None:
     torch.manual_seed(0)
     net = load_network(args.model) if args.model else PopucomNet(preset(args.preset)).eval()
     onnx_path = export_onnx(net, Path(tempfile.mkdtemp(prefix="popucom-bench-")) / "model.onnx")
-    evaluator = TorchEvaluator(net, threads=threads)
+    evaluator = TorchEvaluator(net, threads=threads, cpu_matmul="fp32")
 
     def reference(x):
         with torch.inference_mode():
@@ -118,7 +121,7 @@ def main() -> None:
 
     compile_seconds = int8_error = None
     if wanted("torch_compiled"):
-        compiled = TorchEvaluator(net, threads=threads, compile=True)
+        compiled = TorchEvaluator(copy.deepcopy(net), threads=threads, compile=True, cpu_matmul="fp32")
         start = time.perf_counter()
         for b in args.batches:  # compiles (the first call) and specialises for each batch size
             compiled.run_all(random_features(b, seed=b, komi_range=5))
@@ -137,7 +140,10 @@ def main() -> None:
                 return evaluator.run_all(x)
 
         candidates["torch_bf16"] = bf16
-        candidates["torch_bf16_matmul"] = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16").run_all
+        products = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
+        products.model.net.set_inference_matmul_dtype(torch.bfloat16, attention_dots=torch.float32)
+        candidates["torch_bf16_products"] = products.run_all
+        candidates["torch_bf16_dots"] = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16").run_all
     candidates = {k: v for k, v in candidates.items() if wanted(k) or k == "reference"}
     table = rates(candidates, args.batches, args.repeats)
     speedup = {
