@@ -4,15 +4,18 @@ On CPUs with bf16 arithmetic (AVX512-BF16 or AMX) oneDNN multiplies bf16 matrice
 accumulation about twice as fast as fp32 ones at this network's shapes (2592 x 64 x 192: 86
 against 208 GFLOP/s on one core of the AMD EPYC of issue 10). `bf16` gives the sub-layers'
 products bf16 operands and keeps everything else (norms, attention, softmaxes, the heads) in
-fp32; bf16 autocast of the whole forward was slower there, since it also moves the attention
-out of the fused fp32 kernel. bench/precision.py measures speed, output error and strength.
+fp32, except that the attention kernel takes its logits and value sums as bf16 dot products
+where the CPU has AVX512-BF16 (csrc/nn/pope_attention_dots.cpp); bf16 autocast of the whole
+forward was slower there, since it also moves the attention out of the fused kernel.
+bench/precision.py measures speed, output error and strength.
 
 Measured on v9 (bench/precision.py, 2 threads): 1.18x the evaluations/s at batch 16 and 1.31x at
 192; the move probabilities move by 0.0002 on average (0.04 at most), the win/draw/loss ones by
 0.001 (0.01 at most), the top move is the same in 97.9% of positions, and over 400 games at 50
-visits the bf16 player scored 0.516 [0.489, 0.544] against the fp32 one. Below
-NARROW_MATMUL_MIN_BATCH positions (popucom.nn.layers) the products stay fp32: the conversions
-cost more than they save there.
+visits the bf16 player scored 0.516 [0.489, 0.544] against the fp32 one. The attention's bf16
+dot products on top (v10 candidate, `--pair bf16-products bf16`): 1.14-1.29x the evaluations/s,
+0.496 [0.470, 0.525] over 400 games. Below NARROW_MATMUL_MIN_BATCH positions
+(popucom.nn.layers) the products stay fp32: the conversions cost more than they save there.
 
 POPUCOM_CPU_MATMUL (auto | fp32 | bf16) sets the process-wide default, `auto`: bf16 where the
 CPU has the instructions, fp32 elsewhere.
