@@ -21,7 +21,7 @@ from ..selfplay import KomiSampler, run_selfplay
 from ..train.trainer import Trainer
 from ..train.window import ReplayWindow
 from .config import PipelineConfig
-from .run_dir import RunDir, best_model, check_run_model, completed_selfplay, selfplay_rows
+from .run_dir import RunDir, best_model, check_run_model, completed_selfplay, rows_before, selfplay_rows
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +106,17 @@ def run_selfplay_stage(it: Iteration) -> dict:
     return it.selfplay_stage(it.config, it.run, it.k, it.progress)
 
 
+def samples_to_train(config: PipelineConfig, run: RunDir) -> int:
+    """Rows the window must hold before an iteration trains. A run continued from a shipped
+    model (--resume-from) starts with an empty window under a full-size one's training schedule,
+    which would sample its first few thousand rows many times over: it waits until the window
+    holds as many rows as a new run's first window (window_min_samples; docs/learning.md, "Half
+    the replays")."""
+    if rows_before(run) <= 0:
+        return config.min_samples_to_train
+    return max(config.min_samples_to_train, min(config.window_min_samples, config.train.window_samples))
+
+
 def stage_train(it: Iteration) -> dict:
     config, run, k = it.config, it.run, it.k
     target = run.checkpoint(k + 1)
@@ -127,11 +138,9 @@ def stage_train(it: Iteration) -> dict:
     window = ReplayWindow(run.selfplay, config.window_size(total_rows), config.train.val_fraction)
     steps = config.train_steps(new_rows)
     metrics: dict = {"window_samples": window.num_samples, "new_rows": new_rows, "total_rows": total_rows}
-    if window.num_samples < config.min_samples_to_train:
-        logger.info(
-            f"[iter {k}] train: only {window.num_samples} samples (< {config.min_samples_to_train}); "
-            "keeping the weights"
-        )
+    threshold = samples_to_train(config, run)
+    if window.num_samples < threshold:
+        logger.info(f"[iter {k}] train: only {window.num_samples} samples (< {threshold}); keeping the weights")
     else:
         logger.info(f"[iter {k}] train: {steps} steps on a window of {window.num_samples} samples ({new_rows} new)")
         val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None

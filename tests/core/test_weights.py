@@ -1,6 +1,7 @@
 """Shipped models: ship from a run, find the newest, `best` as a player, and a new
 run that continues from a shipped checkpoint on a machine holding only the repo."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -77,6 +78,15 @@ def test_ship_find_and_continue(finished_run, tmp_path, monkeypatch) -> None:
     seed_run(new_run, weights / "popucom-tiny-v2.pt")
     with pytest.raises(ValueError, match="already holds a run"):
         seed_run(new_run, weights / "popucom-tiny-v1.pt")
+
+    # A continued run whose window is smaller than a new run's first one keeps playing, without
+    # training, until it is not (its games are not shipped: the window starts empty).
+    refilling = tmp_path / "refilling"
+    config = PipelineConfig.from_dict(seed_run(refilling, weights / "popucom-tiny-v2.pt"))
+    run_pipeline(refilling, dataclasses.replace(config, window_min_samples=10**6), iterations=1, progress=False)
+    assert load_checkpoint(refilling / "checkpoints" / "iter_0001.pt").step == shipped_step
+    train = json.loads((refilling / "metrics.jsonl").read_text().splitlines()[0])["train"]
+    assert 0 < train["window_samples"] < 10**6 and not any(key.startswith("loss") for key in train)
 
 
 def test_bad_inputs(tmp_path, monkeypatch) -> None:
