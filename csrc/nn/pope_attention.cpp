@@ -83,16 +83,7 @@ struct Head {
       for (int r = 0; r < R; ++r) *reinterpret_cast<Lanes*>(&p[r][jb]) = acc[r];
     }
     float inv[R];
-    for (int r = 0; r < R; ++r) {
-      float top = p[r][0];
-      for (int j = 1; j < T; ++j) top = std::max(top, p[r][j]);
-      float sum = 0.0f;
-      for (int j = 0; j < T; ++j) {
-        p[r][j] = std::exp(p[r][j] - top);
-        sum += p[r][j];
-      }
-      inv[r] = 1.0f / sum;
-    }
+    for (int r = 0; r < R; ++r) inv[r] = exponentiate(p[r]);
     Row y[R] = {};
     for (int j = 0; j < T; ++j) {
       const Row v = *reinterpret_cast<const Row*>(values[j]);

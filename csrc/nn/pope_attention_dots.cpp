@@ -105,15 +105,8 @@ struct DotHead {
     }
     float inv[N];
     for (int r = 0; r < N; ++r) {
-      float top = p[r][0];
-      for (int j = 1; j < T; ++j) top = std::max(top, p[r][j]);
-      float sum = 0.0f;
-      for (int j = 0; j < T; ++j) {
-        p[r][j] = std::exp(p[r][j] - top);
-        sum += p[r][j];
-      }
+      inv[r] = exponentiate(p[r]);
       std::fill(p[r] + T, p[r] + TP, 0.0f);
-      inv[r] = 1.0f / sum;
       for (int j = 0; j < TP; j += 2 * LANES)  // 32 weights to one vector of bf16 pairs, nearest even
         _mm512_store_si512(&w2[r][j / 2],
                            (__m512i)_mm512_cvtne2ps_pbh(_mm512_load_ps(&p[r][j + LANES]), _mm512_load_ps(&p[r][j])));

@@ -1,16 +1,32 @@
-// The loop the attention kernels share (pope_attention.cpp, pope_attention_dots.cpp): every
-// (position, head) of a batch through one head's workspace, which builds the head's query
-// and key rows, loads its values and writes its output rows Head::ROWS at a time. Included
-// by each kernel's file so that it compiles for that kernel's instruction set.
+// What the attention kernels share (pope_attention.cpp, pope_attention_dots.cpp): the softmax
+// of a row, and the loop over every (position, head) of a batch through one head's workspace,
+// which builds the head's query and key rows, loads its values and writes its output rows
+// Head::ROWS at a time. Included by each kernel's file, so it compiles for that kernel's
+// instruction set.
 #ifndef POPUCOM_NN_POPE_ATTENTION_LOOP_H_
 #define POPUCOM_NN_POPE_ATTENTION_LOOP_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include "../game/constants.h"
 
 namespace popucom {
 namespace nn {
+
+// A row of NUM_SQUARES logits to its softmax numerators exp(logit - max), in place; returns the
+// reciprocal of their sum.
+inline float exponentiate(float* row) {
+  float top = row[0];
+  for (int j = 1; j < NUM_SQUARES; ++j) top = std::max(top, row[j]);
+  float sum = 0.0f;
+  for (int j = 0; j < NUM_SQUARES; ++j) {
+    row[j] = std::exp(row[j] - top);
+    sum += row[j];
+  }
+  return 1.0f / sum;
+}
 
 template <int HD, typename Head, typename Act>
 void attend_each_head(Head& head, const Act* qkv, const float* tables, std::size_t batch, int heads, Act* out) {
