@@ -25,9 +25,6 @@ constexpr int TP = (T + LANES - 1) / LANES * LANES;  // tokens padded to whole l
 // AVX-512 register, two AVX2 or four SSE ones.
 typedef float Lanes __attribute__((vector_size(LANES * sizeof(float))));
 
-// Softplus as torch computes it (beta 1, threshold 20).
-inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
-
 template <int HD>
 struct Head {
   static constexpr int W = 2 * HD;  // [cos, sin] halves

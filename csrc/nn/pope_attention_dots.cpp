@@ -4,7 +4,7 @@
 // issues one 16-wide FMA a cycle). q2, k2 and the softmax weights are rounded to bf16
 // (nearest even) for the products; v is bf16 already, and everything else (softplus,
 // the phase products, softmax, the sums) stays float32. Only this file's kernel is built
-// for AVX512-BF16; pope_attention.cpp picks it at run time where the CPU has it.
+// for AVX512-BF16; callers take it where pope_attention_bf16_dots_apply says the CPU has it.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -36,8 +36,6 @@ constexpr int T = NUM_SQUARES;
 constexpr int LANES = 16;
 constexpr int TP = (T + 2 * LANES - 1) / (2 * LANES) * (2 * LANES);  // whole 32-value bf16 rows
 constexpr int PAIRS = (T + 1) / 2;                                   // key pairs of the value sum
-
-inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 template <int HD>
 struct DotHead {

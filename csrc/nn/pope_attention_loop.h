@@ -1,8 +1,8 @@
-// What the attention kernels share (pope_attention.cpp, pope_attention_dots.cpp): the softmax
-// of a row, and the loop over every (position, head) of a batch through one head's workspace,
-// which builds the head's query and key rows, loads its values and writes its output rows
-// Head::ROWS at a time. Included by each kernel's file, so it compiles for that kernel's
-// instruction set.
+// What the attention kernels share (pope_attention.cpp, pope_attention_dots.cpp): softplus,
+// the softmax of a row, and the loop over every (position, head) of a batch through one
+// head's workspace, which builds the head's query and key rows, loads its values and writes
+// its output rows Head::ROWS at a time. Included by each kernel's file, so it compiles for
+// that kernel's instruction set.
 #ifndef POPUCOM_NN_POPE_ATTENTION_LOOP_H_
 #define POPUCOM_NN_POPE_ATTENTION_LOOP_H_
 
@@ -14,6 +14,9 @@
 
 namespace popucom {
 namespace nn {
+
+// Softplus as torch computes it (beta 1, threshold 20): the magnitudes of q2 and k2.
+inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 // A row of NUM_SQUARES logits to its softmax numerators exp(logit - max), in place; returns the
 // reciprocal of their sum.
