@@ -13,9 +13,10 @@ Measured on v9 (bench/precision.py, 2 threads): 1.18x the evaluations/s at batch
 192; the move probabilities move by 0.0002 on average (0.04 at most), the win/draw/loss ones by
 0.001 (0.01 at most), the top move is the same in 97.9% of positions, and over 400 games at 50
 visits the bf16 player scored 0.516 [0.489, 0.544] against the fp32 one. The attention's bf16
-dot products on top (v10 candidate, `--pair bf16-products bf16`): 1.14-1.29x the evaluations/s,
-0.496 [0.470, 0.525] over 400 games. Below NARROW_MATMUL_MIN_BATCH positions
-(popucom.nn.layers) the products stay fp32: the conversions cost more than they save there.
+dot products on top (the v10 candidate at iteration 284 of v9's run, `--pair bf16-products
+bf16`): 1.14-1.29x the evaluations/s, 0.496 [0.470, 0.525] over 400 games. Below
+NARROW_MATMUL_MIN_BATCH positions (popucom.nn.layers) the products stay fp32: the conversions
+cost more than they save there.
 
 POPUCOM_CPU_MATMUL (auto | fp32 | bf16) sets the process-wide default, `auto`: bf16 where the
 CPU has the instructions, fp32 elsewhere.

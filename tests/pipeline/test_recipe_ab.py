@@ -57,3 +57,19 @@ def test_the_pooled_score_counts_every_game() -> None:
     # Points 1,1,.5,.5,1,0,0,0 about 0.5: squares 6 x 0.25, variance 1.5 / 7, standard error 0.1637.
     assert low == pytest.approx(0.5 - 1.96 * 0.1637, abs=1e-3) and high == pytest.approx(0.5 + 1.96 * 0.1637, abs=1e-3)
     assert pooled["elo"] == 0 and pooled["elo_95"][0] < 0 < pooled["elo_95"][1]
+
+
+def test_bad_arguments_are_refused_before_anything_runs(tmp_path: Path, monkeypatch) -> None:
+    base = fake_run(tmp_path / "base")
+
+    def refusal(*args: str) -> str:
+        monkeypatch.setattr("sys.argv", ["recipe_ab.py", "--minutes", "1", *args])
+        with pytest.raises(SystemExit) as stopped:
+            recipe_ab.main()
+        return str(stopped.value)
+
+    assert "not a run directory" in refusal("--base", str(tmp_path), "--out", str(tmp_path / "x"), "--change", "a=1")
+    (tmp_path / "taken").mkdir()
+    assert "exists" in refusal("--base", str(base), "--out", str(tmp_path / "taken"), "--change", "a=1")
+    assert "at least one recipe change" in refusal("--base", str(base), "--out", str(tmp_path / "y"))
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
