@@ -21,6 +21,22 @@ constexpr int T = NUM_SQUARES;
 constexpr int LANES = 16;
 constexpr int TP = (T + LANES - 1) / LANES * LANES;  // tokens padded to whole lane groups
 
+// Softplus as torch computes it (beta 1, threshold 20): the magnitudes of q2 and k2.
+inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
+
+// A row of NUM_SQUARES logits to its softmax numerators exp(logit - max), in place; returns the
+// reciprocal of their sum.
+inline float exponentiate(float* row) {
+  float top = row[0];
+  for (int j = 1; j < NUM_SQUARES; ++j) top = std::max(top, row[j]);
+  float sum = 0.0f;
+  for (int j = 0; j < NUM_SQUARES; ++j) {
+    row[j] = std::exp(row[j] - top);
+    sum += row[j];
+  }
+  return 1.0f / sum;
+}
+
 // GCC/Clang vector types keep the accumulators in registers: 16 floats are one
 // AVX-512 register, two AVX2 or four SSE ones.
 typedef float Lanes __attribute__((vector_size(LANES * sizeof(float))));

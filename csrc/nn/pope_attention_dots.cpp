@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "pope_attention.h"
 #include "pope_attention_loop.h"
+#include "vector_math_avx512.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define POPUCOM_HAVE_BF16_DOTS 1
@@ -37,6 +39,12 @@ constexpr int LANES = 16;
 constexpr int TP = (T + 2 * LANES - 1) / (2 * LANES) * (2 * LANES);  // whole 32-value bf16 rows
 constexpr int PAIRS = (T + 1) / 2;                                   // key pairs of the value sum
 
+// 16 bf16 values to float32.
+inline __m512 widen16(const Bf16* x) {
+  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
+}
+
 template <int HD>
 struct DotHead {
   static constexpr int W = 2 * HD;  // [cos, sin] halves
@@ -58,7 +66,7 @@ struct DotHead {
 
   void build(const Bf16* x, std::size_t stride, const float* table, bool keys) {
     for (int i = 0; i < T; ++i)
-      for (int c = 0; c < HD; ++c) magnitude[i][c] = softplus(to_float(x[i * stride + c]));
+      for (int c = 0; c < HD; c += LANES) _mm512_store_ps(&magnitude[i][c], softplus16(widen16(x + i * stride + c)));
     for (int i = 0; i < T; ++i) {
       const float* cs = table + i * W;
       alignas(64) float row[W];
@@ -89,6 +97,30 @@ struct DotHead {
     }
   }
 
+  // A row of logits to its softmax weights exp(logit - max) as bf16 pairs (nearest even),
+  // the padding past the board as 0; returns the reciprocal of the weights' sum.
+  static float softmax_weights(const float* logits, std::uint32_t* pairs) {
+    constexpr int VECTORS = TP / LANES;
+    __m512 e[VECTORS];
+    __mmask16 board[VECTORS];  // the lanes of each vector that are on the board
+    __m512 top = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+    for (int v = 0; v < VECTORS; ++v) {
+      const int lanes = std::clamp(T - v * LANES, 0, LANES);
+      board[v] = static_cast<__mmask16>((1u << lanes) - 1);
+      e[v] = _mm512_load_ps(logits + v * LANES);
+      top = _mm512_mask_max_ps(top, board[v], top, e[v]);
+    }
+    const __m512 shift = _mm512_set1_ps(_mm512_reduce_max_ps(top));
+    __m512 sum = _mm512_setzero_ps();
+    for (int v = 0; v < VECTORS; ++v) {
+      e[v] = _mm512_maskz_mov_ps(board[v], exp_nonpositive(_mm512_sub_ps(e[v], shift)));
+      sum = _mm512_add_ps(sum, e[v]);
+    }
+    for (int v = 0; v < VECTORS; v += 2)
+      _mm512_store_si512(pairs + v * LANES / 2, (__m512i)_mm512_cvtne2ps_pbh(e[v + 1], e[v]));
+    return 1.0f / _mm512_reduce_add_ps(sum);
+  }
+
   template <int N>
   void rows(int i0, Bf16* o, int d) {
     for (int jb = 0; jb < TP; jb += LANES) {
@@ -102,13 +134,7 @@ struct DotHead {
       for (int r = 0; r < N; ++r) _mm512_store_ps(&p[r][jb], acc[r]);
     }
     float inv[N];
-    for (int r = 0; r < N; ++r) {
-      inv[r] = exponentiate(p[r]);
-      std::fill(p[r] + T, p[r] + TP, 0.0f);
-      for (int j = 0; j < TP; j += 2 * LANES)  // 32 weights to one vector of bf16 pairs, nearest even
-        _mm512_store_si512(&w2[r][j / 2],
-                           (__m512i)_mm512_cvtne2ps_pbh(_mm512_load_ps(&p[r][j + LANES]), _mm512_load_ps(&p[r][j])));
-    }
+    for (int r = 0; r < N; ++r) inv[r] = softmax_weights(p[r], w2[r]);
     __m512 y[N][BLOCKS];
     for (int r = 0; r < N; ++r)
       for (int b = 0; b < BLOCKS; ++b) y[r][b] = _mm512_setzero_ps();

@@ -1,35 +1,16 @@
-// What the attention kernels share (pope_attention.cpp, pope_attention_dots.cpp): softplus,
-// the softmax of a row, and the loop over every (position, head) of a batch through one
-// head's workspace, which builds the head's query and key rows, loads its values and writes
-// its output rows Head::ROWS at a time. Included by each kernel's file, so it compiles for
-// that kernel's instruction set.
+// What the attention kernels share (pope_attention.cpp, pope_attention_dots.cpp): the loop
+// over every (position, head) of a batch through one head's workspace, which builds the
+// head's query and key rows, loads its values and writes its output rows Head::ROWS at a
+// time. Included by each kernel's file, so it compiles for that kernel's instruction set.
 #ifndef POPUCOM_NN_POPE_ATTENTION_LOOP_H_
 #define POPUCOM_NN_POPE_ATTENTION_LOOP_H_
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 
 #include "../game/constants.h"
 
 namespace popucom {
 namespace nn {
-
-// Softplus as torch computes it (beta 1, threshold 20): the magnitudes of q2 and k2.
-inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
-
-// A row of NUM_SQUARES logits to its softmax numerators exp(logit - max), in place; returns the
-// reciprocal of their sum.
-inline float exponentiate(float* row) {
-  float top = row[0];
-  for (int j = 1; j < NUM_SQUARES; ++j) top = std::max(top, row[j]);
-  float sum = 0.0f;
-  for (int j = 0; j < NUM_SQUARES; ++j) {
-    row[j] = std::exp(row[j] - top);
-    sum += row[j];
-  }
-  return 1.0f / sum;
-}
 
 template <int HD, typename Head, typename Act>
 void attend_each_head(Head& head, const Act* qkv, const float* tables, std::size_t batch, int heads, Act* out) {
