@@ -11,9 +11,7 @@ per calling thread; torch releases the GIL inside operators). The network's many
 operators and the single-threaded C++ attention kernel scale badly inside one operator: at
 batch 192 on the 2-core Xeon this gave 1,727 evaluations/s against 1,292 with torch's attention
 on two torch threads (bench/inference.py --threads 2, README).
-Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads,
-and the single-threaded C++ attention kernel splits their positions over the worker threads
-(popucom.nn.layers.kernel_workers), which idle through it otherwise.
+Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads.
 """
 
 from __future__ import annotations
@@ -26,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
-from ..nn.layers import kernel_workers
 from ..nn.model import ExportWrapper, PopucomNet
 from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
@@ -95,9 +92,10 @@ class TorchEvaluator:
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
         if self.workers is not None and len(x) >= PARALLEL_MIN_BATCH:
             parts = list(self.workers.map(self.forward_piece, self.parallel_pieces(x)))
+        elif self.chunk and len(x) > self.chunk:
+            parts = [self.forward(c) for c in x.split(self.chunk)]
         else:
-            with kernel_workers(self.workers, self.threads):
-                parts = [self.forward(c) for c in (x.split(self.chunk) if self.chunk and len(x) > self.chunk else [x])]
+            parts = [self.forward(x)]
         outputs = [torch.cat(o) for o in zip(*parts)] if len(parts) > 1 else parts[0]
         return {name: o.float().cpu().numpy() for name, o in zip(OUTPUT_NAMES, outputs, strict=True)}
 

@@ -12,10 +12,6 @@ in ONNX export they are recomputed in the graph, where they cost O(parameters).
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Iterator
-from concurrent.futures import Executor
-from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
@@ -174,10 +170,7 @@ class PoPEAttention(nn.Module):
         qkv = F.linear(x.to(weights[0].dtype), weights[0])
         y = torch.empty(x.shape, dtype=qkv.dtype)
         tables = weights[2].float().contiguous().numpy()
-        dots = self.bf16_dots_apply(qkv)
-        split_positions(
-            lambda q, out: _core.pope_attention(q, tables, out, bf16_dots=dots), numpy_view(qkv), numpy_view(y)
-        )
+        _core.pope_attention(numpy_view(qkv), tables, numpy_view(y), bf16_dots=self.bf16_dots_apply(qkv))
         return y
 
     def bf16_dots_apply(self, qkv: torch.Tensor) -> bool:
@@ -195,39 +188,6 @@ class PoPEAttention(nn.Module):
 
 # Off: inference runs the torch formula (bench/inference.py times both).
 use_attention_kernel = True
-
-
-# The C++ kernels run on the calling thread. Where the forward itself runs there with a thread
-# budget above one (a small batch: torch's matrix products use every thread, and its other
-# threads would idle through the kernel), the kernel's positions are split with these workers.
-_kernel_workers = threading.local()
-
-
-@contextmanager
-def kernel_workers(pool: Executor | None, threads: int) -> Iterator[None]:
-    """Within the block, on this thread, split_positions runs a kernel in `threads` pieces: one
-    on this thread, the others on `pool` (no pool or one thread: unsplit)."""
-    previous = getattr(_kernel_workers, "setting", None)
-    _kernel_workers.setting = (pool, threads) if pool is not None and threads > 1 else None
-    try:
-        yield
-    finally:
-        _kernel_workers.setting = previous
-
-
-def split_positions(kernel: Callable[[np.ndarray, np.ndarray], None], inputs: np.ndarray, out: np.ndarray) -> None:
-    """kernel(inputs, out) for arrays of positions (axis 0), whose positions are independent, in
-    pieces over the calling thread's kernel workers (kernel_workers); the kernels release the GIL."""
-    setting = getattr(_kernel_workers, "setting", None)
-    pieces = min(setting[1], len(inputs)) if setting else 1
-    if pieces < 2:
-        kernel(inputs, out)
-        return
-    bounds = np.linspace(0, len(inputs), pieces + 1).astype(int)
-    others = [setting[0].submit(kernel, inputs[a:b], out[a:b]) for a, b in zip(bounds[1:-1], bounds[2:])]
-    kernel(inputs[: bounds[1]], out[: bounds[1]])
-    for piece in others:
-        piece.result()
 
 
 def fused_attention_applies(x: torch.Tensor, head_dim: int) -> bool:

@@ -1,7 +1,6 @@
 """The fused C++ PoPE attention kernel (csrc/nn/pope_attention) against the torch maths."""
 
 import copy
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -144,66 +143,3 @@ def test_the_network_takes_bf16_dots_with_bf16_products_unless_told_otherwise(mo
         assert asked[net.config.layers :] == [False] * net.config.layers
     wdl = (dots["wdl_logits"].softmax(-1) - products["wdl_logits"].softmax(-1)).abs().max()
     assert 0 < float(wdl) < 0.05
-
-
-class CountingPool(ThreadPoolExecutor):
-    """A worker pool that counts the pieces handed to it."""
-
-    def __init__(self, workers: int) -> None:
-        super().__init__(workers)
-        self.submitted = 0
-
-    def submit(self, *args, **kwargs):
-        self.submitted += 1
-        return super().submit(*args, **kwargs)
-
-
-def test_kernel_workers_split_positions_without_changing_a_bit() -> None:
-    """Within kernel_workers the kernel runs in `threads` pieces (all but one on the pool), and
-    the output is the unsplit one exactly; outside it, and on one thread, nothing is split."""
-    qkv, tables, whole = kernel_inputs(7)
-    _core.pope_attention(qkv, tables, whole)
-    kernel = lambda q, out: _core.pope_attention(q, tables, out)  # noqa: E731
-    with CountingPool(2) as pool:
-        split = np.full_like(whole, np.nan)
-        with layers.kernel_workers(pool, 3):
-            layers.split_positions(kernel, qkv, split)
-        np.testing.assert_array_equal(split, whole)
-        assert pool.submitted == 2
-        with layers.kernel_workers(pool, 1):
-            layers.split_positions(kernel, qkv, split)
-        layers.split_positions(kernel, qkv, split)
-        assert pool.submitted == 2
-        with layers.kernel_workers(pool, 3):  # fewer positions than pieces
-            layers.split_positions(kernel, qkv[:2], split[:2])
-        assert pool.submitted == 3
-
-
-def test_the_evaluator_splits_small_batches_only_on_its_own_thread(monkeypatch) -> None:
-    """A two-thread evaluator's small batch runs its attention kernels in two pieces and gives
-    the outputs of the unsplit forward; its self-play batches, which its workers already share
-    out a chunk each, run them whole."""
-    from popucom.infer.torch_backend import PARALLEL_MIN_BATCH, TorchEvaluator
-
-    settings = []
-    split = layers.split_positions
-
-    def recording(*args) -> None:
-        settings.append(getattr(layers._kernel_workers, "setting", None))
-        split(*args)
-
-    monkeypatch.setattr(layers, "split_positions", recording)
-    net = perturbed(PopucomNet(preset("tiny")), seed=3)
-    evaluator = TorchEvaluator(net, threads=2, cpu_matmul="fp32")
-    x = random_features(5, seed=2, komi_range=5)
-    with torch.no_grad():
-        want = net(torch.from_numpy(x))
-    settings.clear()
-    got = evaluator.run_all(x)
-    np.testing.assert_allclose(got["policy_logits"], want["policy_logits"].numpy(), rtol=1e-5, atol=1e-5)
-    assert len(settings) == net.config.layers
-    assert all(s == (evaluator.workers, 2) for s in settings)
-    assert getattr(layers._kernel_workers, "setting", None) is None  # restored after the call
-    settings.clear()
-    evaluator.run_all(random_features(PARALLEL_MIN_BATCH, seed=4, komi_range=5))
-    assert settings and all(s is None for s in settings)
