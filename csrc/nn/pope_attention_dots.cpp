@@ -6,7 +6,6 @@
 // the phase products, softmax, the sums) stays float32. Only this file's kernel is built
 // for AVX512-BF16; callers take it where pope_attention_bf16_dots_apply says the CPU has it.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
