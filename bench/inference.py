@@ -17,7 +17,10 @@ Candidates, interleaved round by round so that load from other processes hits al
   torch_bf16_products  torch_fp32 with bf16 operands in the sub-layers' matrix products only
                  (popucom.infer.precision; only where the CPU has bf16 arithmetic)
   torch_bf16_dots  that, and the attention kernel's logits and value sums as bf16 dot products
-                 (AVX512-BF16): the torch backend's default where the CPU has them
+                 (AVX512-BF16)
+  native         the whole network in one C++ call (popucom.nn.native), bf16 products and dots,
+                 pieces of 8 positions on `threads` threads: the torch backend's default where
+                 the CPU has AVX512-BF16
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
                  activations quantised per call)
@@ -44,13 +47,22 @@ from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn import PopucomNet, layers, preset
 from popucom.nn.checkpoint import load_network
 from popucom.nn.export import export_onnx
+from popucom.nn.native import NativeForward, native_forward_refusal
 from popucom.nn.reference import eager_reference
 
 
+MIN_BLOCK_SECONDS = 0.2
+
+
 def seconds(run, x) -> float:
-    start = time.perf_counter()
-    run(x)
-    return time.perf_counter() - start
+    """Seconds per call over a block of calls of at least MIN_BLOCK_SECONDS: one call of a
+    millisecond would also time the tail of the previous candidate's threads (torch's OpenMP
+    workers spin a while after each operator, on the cores the next candidate wants)."""
+    calls, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < MIN_BLOCK_SECONDS or calls == 0:
+        run(x)
+        calls += 1
+    return elapsed / calls
 
 
 def rates(candidates: dict, batches: list[int], repeats: int) -> dict:
@@ -140,10 +152,13 @@ def main() -> None:
                 return evaluator.run_all(x)
 
         candidates["torch_bf16"] = bf16
-        products = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
+        products = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16", native="off")
         products.model.net.set_inference_matmul_dtype(torch.bfloat16, attention_dots=torch.float32)
         candidates["torch_bf16_products"] = products.run_all
-        candidates["torch_bf16_dots"] = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16").run_all
+        dots = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16", native="off")
+        candidates["torch_bf16_dots"] = dots.run_all
+    if native_forward_refusal(net) is None:
+        candidates["native"] = NativeForward(copy.deepcopy(net), threads=threads)
     candidates = {k: v for k, v in candidates.items() if wanted(k) or k == "reference"}
     table = rates(candidates, args.batches, args.repeats)
     speedup = {

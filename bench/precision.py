@@ -8,7 +8,9 @@ B is the one scored):
   fp32           fp32 everywhere
   bf16-products  bf16 operands in the sub-layers' matrix products, the rest fp32
   bf16           that, and the attention kernel's logits and value sums as bf16 dot products
-                 (AVX512-BF16; csrc/nn/pope_attention_dots.cpp): the default where the CPU has them
+                 (AVX512-BF16; csrc/nn/pope_attention_dots.cpp), through torch
+  native         the same arithmetic as the whole network in one C++ call (popucom.nn.native):
+                 the default where the CPU has AVX512-BF16
 Reported:
   speed   network evaluations/s of each at batch 16, 32 and 192 on `threads` threads (the two
           interleaved round by round, medians of `repeats`), and their ratio;
@@ -60,17 +62,18 @@ def output_differences(first: TorchEvaluator, second: TorchEvaluator, positions:
     }
 
 
-# precision -> (cpu_matmul, the attention kernel's dot products)
+# precision -> (cpu_matmul, the attention kernel's dot products, the native forward)
 PRECISIONS = {
-    "fp32": ("fp32", torch.float32),
-    "bf16-products": ("bf16", torch.float32),
-    "bf16": ("bf16", torch.bfloat16),
+    "fp32": ("fp32", torch.float32, "off"),
+    "bf16-products": ("bf16", torch.float32, "off"),
+    "bf16": ("bf16", torch.bfloat16, "off"),
+    "native": ("bf16", torch.bfloat16, "auto"),
 }
 
 
 def evaluator(net: torch.nn.Module, precision: str, threads: int) -> TorchEvaluator:
-    matmul, dots = PRECISIONS[precision]
-    made = TorchEvaluator(net, threads=threads, cpu_matmul=matmul)
+    matmul, dots, native = PRECISIONS[precision]
+    made = TorchEvaluator(net, threads=threads, cpu_matmul=matmul, native=native)
     net.set_inference_matmul_dtype(made.matmul_dtype, attention_dots=dots)
     return made
 

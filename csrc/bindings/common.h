@@ -38,6 +38,7 @@ void bind_game(py::module_& m);
 void bind_features(py::module_& m);
 void bind_search(py::module_& m);
 void bind_nn(py::module_& m);
+void bind_native_net(py::module_& m);
 
 }  // namespace bindings
 }  // namespace popucom

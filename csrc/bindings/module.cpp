@@ -8,6 +8,7 @@ PYBIND11_MODULE(_core, m) {
   popucom::bindings::bind_features(m);
   popucom::bindings::bind_search(m);
   popucom::bindings::bind_nn(m);
+  popucom::bindings::bind_native_net(m);
 
   pybind11::dict build;
   build["build_type"] = POPUCOM_BUILD_TYPE;

@@ -9,23 +9,18 @@
 #include <cstdint>
 #include <limits>
 
+#include "avx512_bf16.h"
 #include "pope_attention.h"
 #include "pope_attention_loop.h"
 #include "vector_math_avx512.h"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define POPUCOM_HAVE_BF16_DOTS 1
-#include <immintrin.h>
-#endif
-
 namespace popucom {
 namespace nn {
 
-#ifdef POPUCOM_HAVE_BF16_DOTS
+#ifdef POPUCOM_HAVE_AVX512_BF16
 
 bool pope_attention_bf16_dots_apply(int head_dim) {
-  static const bool cpu = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
-  return cpu && head_dim % 16 == 0 && pope_attention_supports(head_dim);
+  return cpu_has_avx512_bf16() && head_dim % 16 == 0 && pope_attention_supports(head_dim);
 }
 
 #pragma GCC push_options

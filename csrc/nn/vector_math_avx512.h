@@ -1,4 +1,5 @@
-// exp and softplus on 16 float32 lanes for the AVX-512 kernels (pope_attention_dots.cpp),
+// exp, softplus and GELU on 16 float32 lanes for the AVX-512 kernels (pope_attention_dots.cpp,
+// native_net.cpp),
 // inlined where they are used: libmvec's vector exp and log1p are calls, which spill the
 // caller's accumulators, and they took two fifths of that kernel's time.
 #ifndef POPUCOM_NN_VECTOR_MATH_AVX512_H_
@@ -60,6 +61,24 @@ POPUCOM_AVX512_MATH __m512 softplus16(__m512 x) {
   const __m512 y = _mm512_add_ps(_mm512_max_ps(x, _mm512_setzero_ps()),
                                  log1p_unit(exp_nonpositive(_mm512_sub_ps(_mm512_setzero_ps(), absolute))));
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(20.0f), _CMP_GT_OQ), y, x);
+}
+
+// GELU with the exact erf, as torch's default: x * Phi(x), 16 lanes. erf by Abramowitz and
+// Stegun 7.1.26 (absolute error below 1.5e-7): 1 - erf(|z|) = q = t P(t) exp(-z^2) with
+// t = 1 / (1 + p |z|). Written as x (1 - q / 2) for z >= 0 and x q / 2 below, so the
+// negative side never cancels (its small values keep the fit's absolute error, not 1 - 1's).
+POPUCOM_AVX512_MATH __m512 gelu16(__m512 x) {
+  const __m512 z = _mm512_abs_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.70710678f)));
+  const __m512 t =
+      _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_fmadd_ps(z, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
+  __m512 poly = _mm512_set1_ps(1.061405429f);
+  for (float c : {-1.453152027f, 1.421413741f, -0.284496736f, 0.254829592f})
+    poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(c));
+  const __m512 half_q = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(poly, t), _mm512_set1_ps(0.5f)),
+                                      exp_nonpositive(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(z, z))));
+  const __m512 phi = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ), half_q,
+                                          _mm512_sub_ps(_mm512_set1_ps(1.0f), half_q));
+  return _mm512_mul_ps(x, phi);
 }
 
 }  // namespace nn

@@ -32,6 +32,7 @@ std::vector<float> grid(float from, float to, int count) {
 
 __attribute__((target("avx512f"))) __m512 exp16(__m512 x) { return nn::exp_nonpositive(x); }
 __attribute__((target("avx512f"))) __m512 softplus(__m512 x) { return nn::softplus16(x); }
+__attribute__((target("avx512f"))) __m512 gelu(__m512 x) { return nn::gelu16(x); }
 
 }  // namespace
 
@@ -65,6 +66,23 @@ TEST(nn, vector_softplus_matches_torch_to_float_rounding) {
     const double want = x > 20.0 ? x : std::log1p(std::exp(x));
     const double allowed = x < nn::MIN_VECTOR_EXPONENT ? 2e-35 : 1e-6 * want;
     CHECK(std::fabs(got[i] - want) <= allowed);
+  }
+}
+
+TEST(nn, vector_gelu_matches_the_exact_erf_form) {
+  if (!cpu_has_avx512()) {
+    std::cout << "  (skipped: no AVX-512 on this CPU)\n";
+    return;
+  }
+  std::vector<float> xs = grid(-30.0f, 30.0f, 160000);
+  for (float x : {0.0f, 1e-7f, -1e-7f, -8.0f, 8.0f}) xs.push_back(x);
+  while (xs.size() % 16) xs.push_back(1.0f);
+  const std::vector<float> got = apply16(xs, gelu);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double x = xs[i];
+    const double want = 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+    // The fit's absolute error in erf (1.5e-7) times |x| / 2, plus float rounding.
+    CHECK(std::fabs(got[i] - want) <= 1e-7 * std::fabs(x) + 1e-6 * std::fabs(want) + 1e-30);
   }
 }
 

@@ -1,0 +1,134 @@
+"""The native forward (popucom.nn.native, csrc/nn/native_net.h) against the torch network."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from popucom import _core
+from popucom.data.positions import random_features
+from popucom.infer import torch_backend
+from popucom.infer.torch_backend import TorchEvaluator
+from popucom.nn import PopucomNet, preset
+from popucom.nn.model import LEGAL_PLANE, MASKED_LOGIT, ExportWrapper
+from popucom.nn.native import NativeForward, native_forward_refusal, native_spec
+
+needs_native = pytest.mark.skipif(
+    not _core.native_net_supported(16), reason="this CPU or build has no AVX512-BF16 kernels"
+)
+
+
+def perturbed_net(name: str = "small", **overrides: object) -> PopucomNet:
+    """A network whose every parameter is off its initial value (zero pseudo-queries, unit
+    gains and LayerScales would hide a folding mistake)."""
+    torch.manual_seed(4)
+    net = PopucomNet(preset(name, **overrides)).eval()
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    return net
+
+
+def reference(net: PopucomNet, x: np.ndarray) -> list[np.ndarray]:
+    """The fp32 torch forward (fp32 products and attention)."""
+    net = copy.deepcopy(net)
+    net.set_inference_matmul_dtype(torch.float32)
+    with torch.no_grad():
+        return [t.numpy() for t in ExportWrapper(net)(torch.from_numpy(x))]
+
+
+def probabilities(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+@needs_native
+@pytest.mark.parametrize(
+    ("name", "overrides"), [("small", {}), ("tiny", {}), ("small", {"absolute_positions": False}), ("base", {})]
+)
+def test_native_forward_matches_the_torch_network_to_bf16_rounding(name: str, overrides: dict) -> None:
+    net = perturbed_net(name, **overrides)
+    x = random_features(24, seed=5, komi_range=5)
+    native = NativeForward(net, threads=1)(x)
+    want = reference(net, x)
+    torch_bf16 = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16", native="off").run_all(x)
+    illegal = x[:, LEGAL_PLANE].reshape(len(x), -1) < 0.5
+    assert np.array_equal(native[0] == MASKED_LOGIT, illegal)
+    np.testing.assert_allclose(native[1].sum(1), 1.0, atol=1e-5)
+    # bf16 operands carry 8 significant bits, so both bf16 paths move the outputs by about
+    # 1e-2 (more on the deeper, wider base net); the native one no more than torch's own.
+    for got, other, exact in zip(native, torch_bf16.values(), want, strict=True):
+        if exact is want[0]:  # policy logits: compare the move probabilities
+            got, other, exact = probabilities(got), probabilities(other), probabilities(exact)
+        error, torch_error = np.abs(got - exact), np.abs(other - exact)
+        assert 1e-7 < error.max() <= 1.5 * torch_error.max() + 1e-4
+        assert error.mean() <= 1.25 * torch_error.mean() + 1e-5
+
+
+@needs_native
+def test_every_position_is_evaluated_alone_whatever_the_pieces_and_threads() -> None:
+    net = perturbed_net()
+    x = random_features(19, seed=6, komi_range=5)
+    whole = NativeForward(net, threads=2, piece_positions=4)(x)
+    for i in (0, 7, 18):
+        alone = NativeForward(net, threads=1)(x[i : i + 1])
+        for got, want in zip(whole, alone, strict=True):
+            assert np.array_equal(got[i : i + 1], want)  # bit for bit: no position sees another
+    assert all(len(o) == 0 for o in NativeForward(net)(x[:0]))
+
+
+@needs_native
+def test_a_changed_parameter_is_repacked_before_the_next_call() -> None:
+    net = perturbed_net()
+    forward = NativeForward(net)
+    x = random_features(8, seed=7, komi_range=5)
+    before = forward(x)[1]
+    with torch.no_grad():
+        net.value_head[2].bias.add_(torch.tensor([2.0, 0.0, -2.0]))
+    after = forward(x)[1]
+    assert np.abs(after - reference(net, x)[1]).max() < 0.05
+    assert (after[:, 0] > before[:, 0]).all()
+
+
+@needs_native
+def test_the_evaluator_takes_the_native_forward_for_bf16_products_unless_told_off(monkeypatch) -> None:
+    net = perturbed_net()
+    x = random_features(12, seed=8, komi_range=5)
+    native = TorchEvaluator(net, threads=2, cpu_matmul="bf16")
+    assert native.describe().startswith("native cpu") and native.workers is None
+    torch_path = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16", native="off")
+    assert "torch.bfloat16 matrix products" in torch_path.describe()
+    assert np.abs(native.run_all(x)["wdl"] - torch_path.run_all(x)["wdl"]).max() < 0.05
+    assert TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="fp32").native is None
+    monkeypatch.setenv(torch_backend.NATIVE_ENV, "off")
+    assert TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16").native is None
+    monkeypatch.setenv(torch_backend.NATIVE_ENV, "always")
+    with pytest.raises(ValueError, match="POPUCOM_NATIVE_FORWARD: unknown choice 'always'"):
+        TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16")
+
+
+def test_networks_the_native_forward_does_not_serve_are_refused_with_the_reason() -> None:
+    mhc = PopucomNet(preset("tiny", mhc=True))
+    assert "without mHC" in native_forward_refusal(mhc)
+    with pytest.raises(ValueError, match="native forward: it serves the attention-residual network"):
+        NativeForward(mhc)
+    odd_heads = PopucomNet(preset("small", d_model=96))  # head width 24
+    assert "heads of width 24" in native_forward_refusal(odd_heads)
+
+
+@needs_native
+def test_bad_specs_and_inputs_get_errors_that_name_the_problem() -> None:
+    net = perturbed_net("tiny")
+    spec = native_spec(net)
+    with pytest.raises(ValueError, match="depth_queries has 96 values, want 160"):
+        _core.NativeNet({**spec, "depth_queries": spec["depth_queries"][:3]})
+    with pytest.raises(KeyError, match="the spec has no 'token_bias'"):
+        _core.NativeNet({k: v for k, v in spec.items() if k != "token_bias"})
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        _core.NativeNet(spec, threads=0)
+    packed = _core.NativeNet(spec)
+    with pytest.raises(ValueError, match=r"features must have shape \(N, 12, 81\), got \(2, 11, 81\)"):
+        packed.forward(np.zeros((2, 11, 81), np.float32), 12)
+    with pytest.raises(TypeError, match="features must have dtype float32"):
+        packed.forward(np.zeros((2, 12, 81)), 12)
