@@ -15,7 +15,7 @@ Smaller batches (the GUI's, analysis) stay on the calling thread with torch's ow
 
 Where the CPU has AVX512-BF16 and the products are bf16 (the default there), the default
 network runs through the native forward instead (popucom.nn.native: the whole network in one
-C++ call on `threads` threads of its own, 1.3-2x the torch path's evaluations/s and about 5x
+C++ call on `threads` threads of its own, 1.3-2.1x the torch path's evaluations/s and 3.5x
 at batch 1; README). POPUCOM_NATIVE_FORWARD=off (or native="off") keeps the torch path.
 """
 
