@@ -30,18 +30,13 @@ def tracing() -> bool:
     return torch.jit.is_tracing() or torch.compiler.is_compiling() or torch.onnx.is_in_onnx_export()
 
 
-def parameters_key(module: nn.Module) -> tuple:
-    """What changes when one of module's parameters does: new storage, an in-place update, a cast."""
-    # Parameters made under torch.inference_mode have no version counter (and cannot change in place).
-    return tuple((p.data_ptr(), -1 if p.is_inference() else p._version, p.dtype) for p in module.parameters())
-
-
 def cached(module: nn.Module, build: Callable[[], tuple], slot: str = "_folded") -> tuple:
     """build() (tensors derived from module's parameters), cached on the module under `slot`
     while no gradient is wanted; a parameter with new storage or a new version invalidates it."""
     if torch.is_grad_enabled() or tracing():
         return build()
-    key = parameters_key(module)
+    # Parameters made under torch.inference_mode have no version counter (and cannot change in place).
+    key = tuple((p.data_ptr(), -1 if p.is_inference() else p._version, p.dtype) for p in module.parameters())
     hit = module.__dict__.get(slot)
     if hit is None or hit[0] != key:
         hit = module.__dict__[slot] = (key, build())

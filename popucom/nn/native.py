@@ -19,11 +19,13 @@ import numpy as np
 import torch
 
 from .. import _core
-from .layers import MLP, RMS_EPS, PoPEAttention, parameters_key
+from .layers import MLP, RMS_EPS, PoPEAttention
 from .model import LEGAL_PLANE, MASKED_LOGIT, SCORE_SCALE, PopucomNet
 
-# Positions per piece of a batch: a piece's activations (about 200 kB a position at width
-# 64) stay in its core's L2 (bench/inference.py measured 4, 8 and 16; see the README).
+# Positions per piece of a batch: a piece's activations (about 200 kB a position at width 64)
+# should stay in its core's L2. Pieces of 2, 4, 8 and 16 ran within the noise of each other at
+# batch 16 and 192 on the 2-core AMD EPYC (a one-off timing, medians of 3); 8 splits a batch of
+# 16 over two threads.
 PIECE_POSITIONS = 8
 
 
@@ -93,13 +95,17 @@ class NativeForward:
             raise ValueError(f"native forward: {refusal}")
         self.net, self.threads, self.piece_positions = net, threads, piece_positions
         self.planes = net.config.input_planes
-        self._packed: tuple[tuple, _core.NativeNet] | None = None
+        self._packed: tuple[list, _core.NativeNet] | None = None
+        # Checked before every call, so a list, not module.parameters() (a tenth of the cost:
+        # 15 against 180 us, half a batch-1 forward). Parameters made under inference_mode
+        # cannot change in place and have no version counter.
+        self._watched = [p for p in net.parameters() if not p.is_inference()]
         self.native()  # pack now: a bad network fails here, not at its first call
 
     def native(self) -> _core.NativeNet:
-        """The packed network, repacked when a parameter has changed since (kept here, not on
-        the network, which must stay deep-copyable)."""
-        key = parameters_key(self.net)
+        """The packed network, repacked when a parameter has changed since: an in-place update
+        or new storage (kept here, not on the network, which must stay deep-copyable)."""
+        key = [(p.data_ptr(), p._version) for p in self._watched]
         if self._packed is None or self._packed[0] != key:
             with torch.no_grad():
                 self._packed = (key, _core.NativeNet(native_spec(self.net), self.threads, self.piece_positions))
