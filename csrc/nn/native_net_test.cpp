@@ -1,0 +1,118 @@
+// The native forward's own checks (the comparison with the torch network is in
+// tests/nn/test_native_forward.py): refusals, the outputs' invariants, and that a position's
+// outputs do not depend on the batch, its pieces or the threads. Under the sanitizers this
+// is what walks the forward's buffers.
+#include "native_net.h"
+
+#include <cmath>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "../game/constants.h"
+#include "../tests/testing.h"
+
+using namespace popucom;
+
+namespace {
+
+constexpr int T = NUM_SQUARES;
+
+std::vector<float> random_values(std::mt19937& rng, std::size_t n, float scale) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+nn::NativeNetWeights tiny_weights() {
+  std::mt19937 rng(11);
+  nn::NativeNetWeights w;
+  w.shape = {12, 32, 2, 2, 64, 32, 3};  // planes, d, layers, heads, mlp_hidden, head_hidden, legal_plane
+  const std::size_t d = 32, sources = 5, hd = 16;
+  w.embed_weight = random_values(rng, d * 12, 0.3f);
+  w.embed_bias = random_values(rng, d, 0.1f);
+  w.cell_embedding = random_values(rng, T * d, 0.1f);
+  w.depth_queries = random_values(rng, sources * d, 0.3f);
+  w.norm_eps.assign(sources, 1e-6f);
+  for (int l = 0; l < 2; ++l)
+    w.layer.push_back({random_values(rng, 3 * d * d, 0.2f), random_values(rng, d * d, 0.2f),
+                       random_values(rng, 2 * 2 * T * 2 * hd, 0.5f), random_values(rng, 64 * d, 0.2f),
+                       random_values(rng, d * 64, 0.2f)});
+  w.token_weight = random_values(rng, 3 * d, 0.2f);
+  w.token_bias = random_values(rng, 3, 0.1f);
+  w.value_weight1 = random_values(rng, 32 * d, 0.2f);
+  w.value_bias1 = random_values(rng, 32, 0.1f);
+  w.value_weight2 = random_values(rng, 3 * 32, 0.2f);
+  w.value_bias2 = random_values(rng, 3, 0.1f);
+  w.score_weight1 = random_values(rng, 32 * d, 0.2f);
+  w.score_bias1 = random_values(rng, 32, 0.1f);
+  w.score_weight2 = random_values(rng, 32, 0.2f);
+  w.score_bias2 = random_values(rng, 1, 0.1f);
+  w.score_scale = 20.0f;
+  return w;
+}
+
+// Features of 0/1 planes, the legal plane (3) with about half the cells on.
+std::vector<float> random_features(std::size_t positions, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::bernoulli_distribution on(0.4);
+  std::vector<float> f(positions * 12 * T);
+  for (float& x : f) x = on(rng) ? 1.0f : 0.0f;
+  return f;
+}
+
+struct Outputs {
+  std::vector<float> policy, wdl, score, ownership;
+  explicit Outputs(std::size_t n) : policy(n * T), wdl(n * 3), score(n), ownership(n * T) {}
+  nn::NativeNetOutputs view(std::size_t offset = 0) {
+    return {policy.data() + offset * T, wdl.data() + offset * 3, score.data() + offset, ownership.data() + offset * T};
+  }
+};
+
+}  // namespace
+
+TEST(nn, native_net_refuses_inconsistent_weights) {
+  nn::NativeNetWeights w = tiny_weights();
+  w.shape.heads = 3;  // 32 is not a multiple of 3
+  CHECK_THROWS(nn::NativeNet(w, 1, 8), std::invalid_argument);
+  CHECK_THROWS(nn::NativeNet(tiny_weights(), 0, 8), std::invalid_argument);
+  if (!nn::NativeNet::supported(16)) {
+    CHECK_THROWS(nn::NativeNet(tiny_weights(), 1, 8), std::logic_error);
+    std::cout << "  (the rest skipped: no AVX512-BF16 on this CPU)\n";
+    return;
+  }
+  w = tiny_weights();
+  w.layer[1].up.pop_back();
+  CHECK_THROWS(nn::NativeNet(w, 1, 8), std::invalid_argument);
+  w = tiny_weights();
+  w.layer.pop_back();
+  CHECK_THROWS(nn::NativeNet(w, 1, 8), std::invalid_argument);
+}
+
+TEST(nn, native_net_outputs_one_position_whatever_the_batch_around_it) {
+  if (!nn::NativeNet::supported(16)) {
+    std::cout << "  (skipped: no AVX512-BF16 on this CPU)\n";
+    return;
+  }
+  const std::size_t n = 7;
+  const std::vector<float> features = random_features(n, 3);
+  nn::NativeNet split(tiny_weights(), 2, 2), whole(tiny_weights(), 1, 8);
+  Outputs batch(n), alone(n);
+  split.forward(features.data(), n, batch.view());
+  for (std::size_t i = 0; i < n; ++i) whole.forward(features.data() + i * 12 * T, 1, alone.view(i));
+  CHECK(batch.policy == alone.policy);
+  CHECK(batch.wdl == alone.wdl);
+  CHECK(batch.score == alone.score);
+  CHECK(batch.ownership == alone.ownership);
+  for (std::size_t i = 0; i < n; ++i) {
+    CHECK(std::fabs(batch.wdl[i * 3] + batch.wdl[i * 3 + 1] + batch.wdl[i * 3 + 2] - 1.0f) < 1e-5f);
+    CHECK(std::isfinite(batch.score[i]));
+    for (int t = 0; t < T; ++t) {
+      const bool legal = features[(i * 12 + 3) * T + t] >= 0.5f;
+      CHECK(legal == (batch.policy[i * T + t] != -1e4f));
+      CHECK(std::fabs(batch.ownership[i * T + t]) <= 1.0f);
+    }
+  }
+}
