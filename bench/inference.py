@@ -50,7 +50,6 @@ from popucom.nn.export import export_onnx
 from popucom.nn.native import NativeForward, native_forward_refusal
 from popucom.nn.reference import eager_reference
 
-
 MIN_BLOCK_SECONDS = 0.2
 
 

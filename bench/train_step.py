@@ -1,4 +1,5 @@
-"""Training steps per second, eager against torch.compile (TrainConfig.compile): ONE JSON line.
+"""Training steps per second, eager against torch.compile (TrainConfig.compile), and compiled
+with bf16 autocast (TrainConfig.cpu_bf16) on a CPU with bf16 arithmetic: ONE JSON line.
 
     python bench/train_step.py [--preset small] [--batch 128] [--threads 2] [--repeats 5] [--device cpu]
 
@@ -22,6 +23,7 @@ import torch
 from popucom import _core
 from popucom.benchmarks import machine_info
 from popucom.data.positions import random_features
+from popucom.infer.precision import cpu_has_bf16
 from popucom.nn import preset
 from popucom.nn.model import LEGAL_PLANE
 from popucom.train import TrainConfig, Trainer
@@ -59,13 +61,17 @@ def main() -> None:
         "eager": Trainer(preset(args.preset), config, device=args.device),
         "compiled": Trainer(preset(args.preset), replace(config, compile=True), device=args.device),
     }
-    trainers["compiled"].model.load_state_dict(trainers["eager"].model.state_dict())
+    if args.device == "cpu" and cpu_has_bf16():
+        trainers["compiled_bf16"] = Trainer(preset(args.preset), replace(config, compile=True, cpu_bf16=True))
+    for name in trainers:
+        trainers[name].model.load_state_dict(trainers["eager"].model.state_dict())
     batches = [random_batch(args.batch, seed) for seed in range(args.repeats + 2)]
 
-    start = time.perf_counter()
-    trainers["compiled"].train_step(batches[0])
-    first_compiled_step = time.perf_counter() - start
-    trainers["eager"].train_step(batches[0])
+    first_steps = {}
+    for name, trainer in trainers.items():
+        start = time.perf_counter()
+        trainer.train_step(batches[0])
+        first_steps[name] = round(time.perf_counter() - start, 1)
     times = {name: [] for name in trainers}
     for batch in batches[1:]:
         for name, trainer in trainers.items():
@@ -90,7 +96,10 @@ def main() -> None:
                 "step_ms": {name: round(1000 * m, 1) for name, m in median.items()},
                 "steps_per_s": {name: round(1 / m, 2) for name, m in median.items()},
                 "compiled_speedup": round(median["eager"] / median["compiled"], 2),
-                "first_compiled_step_s": round(first_compiled_step, 1),
+                "bf16_speedup_over_compiled": (
+                    round(median["compiled"] / median["compiled_bf16"], 2) if "compiled_bf16" in median else None
+                ),
+                "first_step_s": first_steps,
                 "compile_fell_back_to_eager": fell_back,
                 "machine": machine_info(),
             }

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..infer.precision import cpu_has_bf16
 from ..nn.checkpoint import network_from_state, read_model_state
 from ..nn.checkpoint_file import write_checkpoint
 from ..nn.config import ModelConfig
@@ -51,6 +52,12 @@ class TrainConfig:
     # processes too, come from torch's on-disk cache in seconds. A speed setting, not a target
     # one: a run may change it on resume.
     compile: bool = False
+    # bf16 autocast of the training forward and backward on a CPU with bf16 arithmetic
+    # (popucom.infer.precision.cpu_has_bf16; CUDA always uses it): a compiled step of the
+    # small net at batch 128 on two threads took 125 against 201 ms (bench/train_step.py).
+    # Off until the learning benchmark shows it learns as well per hour: unlike `compile`, it
+    # changes the numbers the optimiser sees.
+    cpu_bf16: bool = False
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -153,13 +160,25 @@ class Trainer:
             adamw_param_groups(self.model, other, c.weight_decay), lr=c.lr, betas=c.adam_betas
         )
         self.optimizers = [opt for opt in (self.muon, self.adamw) if opt is not None]
-        self.autocast_dtype = torch.bfloat16 if self.device.type == "cuda" else None
+        self.autocast_dtype = self.choose_autocast(c)
         self.teacher = teacher.eval().requires_grad_(False) if teacher is not None else None
         self.teacher_share = teacher_share
         # The eager module stays self.model (evaluation, checkpoints, the measured steps).
         self.train_forward = torch.compile(self.model) if c.compile else self.model
         self.writer = None
         self.log_dir = Path(log_dir) if log_dir else None
+
+    def choose_autocast(self, c: TrainConfig) -> torch.dtype | None:
+        """bf16 on CUDA, and on a CPU with bf16 arithmetic where `cpu_bf16` asks for it (a run
+        that moves to a CPU without it trains in fp32, with a warning: slower, not wrong)."""
+        if self.device.type == "cuda":
+            return torch.bfloat16
+        if not c.cpu_bf16:
+            return None
+        if not cpu_has_bf16():
+            logger.warning("train.cpu_bf16: this CPU has no bf16 arithmetic; training in fp32")
+            return None
+        return torch.bfloat16
 
     # --- one step ---------------------------------------------------------------
     def current_lr(self) -> float:

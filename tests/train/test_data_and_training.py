@@ -9,10 +9,12 @@ import torch
 import popucom
 from popucom.data import ShardError, read_shard, write_shard
 from popucom.data.shards import FIELDS
+from popucom.infer import precision
 from popucom.infer.parity import max_abs_difference
 from popucom.nn import PopucomNet, preset
 from popucom.nn.export import export_onnx
 from popucom.train import ReplayWindow, TrainConfig, Trainer, load_checkpoint
+from popucom.train import trainer as trainer_module
 from popucom.train.losses import TARGET_FIELDS
 from popucom.train.window import SOURCE
 
@@ -127,6 +129,26 @@ def test_a_compiled_training_step_matches_the_eager_one(bot_shards) -> None:
     for (name, a), b in zip(eager.model.named_parameters(), compiled.model.parameters()):
         torch.testing.assert_close(b.grad, a.grad, rtol=1e-3, atol=1e-5, msg=lambda m, name=name: f"{name}: {m}")
     assert compiled.train_step(batch)["loss/total"] == pytest.approx(eager.train_step(batch)["loss/total"], rel=1e-3)
+
+
+def test_cpu_bf16_training_autocasts_where_the_cpu_has_bf16_and_falls_back_elsewhere(
+    bot_shards, monkeypatch, caplog
+) -> None:
+    batch = ReplayWindow(bot_shards, 100_000).sample(np.random.default_rng(0), 16)
+    config = TrainConfig(batch_size=16, warmup_steps=3, seed=5)
+    assert Trainer(preset("tiny"), config).autocast_dtype is None  # off by default
+    monkeypatch.setattr(trainer_module, "cpu_has_bf16", lambda: True)
+    narrow, wide = Trainer(preset("tiny"), replace(config, cpu_bf16=True)), Trainer(preset("tiny"), config)
+    assert narrow.autocast_dtype == torch.bfloat16
+    if precision.cpu_has_bf16():  # the step itself only where bf16 runs at its speed
+        wide.model.load_state_dict(narrow.model.state_dict())
+        got, want = narrow.train_step(batch), wide.train_step(batch)
+        # bf16 products: the same loss to about 1%, not the same bits
+        assert got["loss/total"] != want["loss/total"]
+        assert got["loss/total"] == pytest.approx(want["loss/total"], rel=0.02)
+    monkeypatch.setattr(trainer_module, "cpu_has_bf16", lambda: False)
+    assert Trainer(preset("tiny"), replace(config, cpu_bf16=True)).autocast_dtype is None
+    assert "train.cpu_bf16: this CPU has no bf16 arithmetic; training in fp32" in caplog.text
 
 
 def test_a_failing_compiler_leaves_training_eager(bot_shards, caplog) -> None:
