@@ -371,7 +371,8 @@ class Engine:
 
 def run_engine(args: argparse.Namespace) -> int:
     engine = Engine(args.player, visits=args.visits, seconds=args.seconds, komi=args.komi, threads=args.threads)
-    print(f"popucom engine ready: {engine.spec.name}", file=sys.stderr)
+    network = engine.evaluator.describe() if hasattr(engine.evaluator, "describe") else None
+    print(f"popucom engine ready: {engine.spec.name}" + (f" on {network}" if network else ""), file=sys.stderr)
     engine.serve(sys.stdin)
     if engine.output_closed:
         # Keep Python's final flush of the dead pipe from printing an error at exit.

@@ -138,7 +138,8 @@ class TorchEvaluator:
     def describe(self) -> str:
         if self.native is not None:
             return (
-                f"native cpu (whole network in C++, bf16 products, {self.threads} threads, "
+                f"native cpu (whole network in C++, bf16 products, {self.threads} "
+                f"thread{'s' if self.threads > 1 else ''}, "
                 f"pieces of {self.native.piece_positions} positions)"
             )
         mode = "compiled" if self.forward is not self.model else "eager"
