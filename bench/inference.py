@@ -21,6 +21,8 @@ Candidates, interleaved round by round so that load from other processes hits al
   native         the whole network in one C++ call (popucom.nn.native), bf16 products and dots,
                  pieces of 8 positions on `threads` threads: the torch backend's default where
                  the CPU has AVX512-BF16
+  native_fp32    the same in float32 (AVX-512): the default where the CPU has AVX-512 but not
+                 AVX512-BF16, or with POPUCOM_CPU_MATMUL=fp32
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
                  activations quantised per call)
@@ -103,7 +105,7 @@ def main() -> None:
     torch.manual_seed(0)
     net = load_network(args.model) if args.model else PopucomNet(preset(args.preset)).eval()
     onnx_path = export_onnx(net, Path(tempfile.mkdtemp(prefix="popucom-bench-")) / "model.onnx")
-    evaluator = TorchEvaluator(net, threads=threads, cpu_matmul="fp32")
+    evaluator = TorchEvaluator(net, threads=threads, cpu_matmul="fp32", native="off")
 
     def reference(x):
         with torch.inference_mode():
@@ -156,8 +158,10 @@ def main() -> None:
         candidates["torch_bf16_products"] = products.run_all
         dots = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16", native="off")
         candidates["torch_bf16_dots"] = dots.run_all
-    if native_forward_refusal(net) is None:
-        candidates["native"] = NativeForward(copy.deepcopy(net), threads=threads)
+    if native_forward_refusal(net, bf16=True) is None:
+        candidates["native"] = NativeForward(copy.deepcopy(net), threads=threads, bf16=True)
+    if native_forward_refusal(net, bf16=False) is None:
+        candidates["native_fp32"] = NativeForward(copy.deepcopy(net), threads=threads, bf16=False)
     candidates = {k: v for k, v in candidates.items() if wanted(k) or k == "reference"}
     table = rates(candidates, args.batches, args.repeats)
     speedup = {

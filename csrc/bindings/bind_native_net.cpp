@@ -57,17 +57,18 @@ nn::NativeNetWeights weights_from(const py::dict& spec) {
 }  // namespace
 
 void bind_native_net(py::module_& m) {
-  m.def("native_net_supported", &nn::NativeNet::supported, py::arg("head_dim"),
-        "Whether this build and CPU run NativeNet for attention heads of this width (AVX512-BF16).");
+  m.def("native_net_supported", &nn::NativeNet::supported, py::arg("head_dim"), py::arg("bf16"),
+        "Whether this build and CPU run NativeNet for attention heads of this width, with bf16 products "
+        "(AVX512-BF16) or float32 ones (AVX-512).");
   py::class_<nn::NativeNet>(m, "NativeNet",
-                            "The default network's whole forward for CPU inference in bf16 products "
+                            "The default network's whole forward for CPU inference, in bf16 or float32 products "
                             "(csrc/nn/native_net.h); popucom.nn.native builds one from a PopucomNet.")
-      .def(py::init([](const py::dict& spec, int threads, int piece_positions) {
+      .def(py::init([](const py::dict& spec, int threads, int piece_positions, bool bf16) {
              auto weights = weights_from(spec);
              py::gil_scoped_release release;  // packing the weights takes a while on big nets
-             return std::make_unique<nn::NativeNet>(weights, threads, piece_positions);
+             return std::make_unique<nn::NativeNet>(weights, threads, piece_positions, bf16);
            }),
-           py::arg("spec"), py::arg("threads") = 1, py::arg("piece_positions") = 8)
+           py::arg("spec"), py::arg("threads") = 1, py::arg("piece_positions") = 8, py::arg("bf16") = true)
       .def(
           "forward",
           [](nn::NativeNet& net, const py::array& features, int planes) {
@@ -88,7 +89,8 @@ void bind_native_net(py::module_& m) {
           "(policy logits (N, 81), win/draw/loss probabilities (N, 3), score (N,), ownership (N, 81)) of "
           "features (N, planes, 81) float32, on the net's threads.")
       .def_property_readonly("threads", &nn::NativeNet::threads)
-      .def_property_readonly("piece_positions", &nn::NativeNet::piece_positions);
+      .def_property_readonly("piece_positions", &nn::NativeNet::piece_positions)
+      .def_property_readonly("bf16", &nn::NativeNet::bf16);
 }
 
 }  // namespace bindings

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "../game/constants.h"
-#include "avx512_bf16.h"
+#include "avx512.h"
 #include "depth_mix.h"
 #include "pope_attention.h"
 
@@ -41,10 +41,20 @@ void dense_gelu(const std::vector<float>& weight, const std::vector<float>& bias
 }
 
 // One thread's activations for a piece of the batch, kept between calls and grown as needed.
+template <typename Act>
 struct Buffers {
   std::vector<float> sources, scores, trunk;
-  std::vector<Bf16> mixed, qkv, attended, hidden;
+  std::vector<Act> mixed, qkv, attended, hidden;
 };
+
+// The attention core in the activations' precision: bf16 dot products on bf16 projections.
+void attend(const Bf16* qkv, const float* tables, std::size_t positions, int heads, int head_dim, Bf16* out) {
+  pope_attention_bf16_dots(qkv, tables, positions, heads, head_dim, out);
+}
+
+void attend(const float* qkv, const float* tables, std::size_t positions, int heads, int head_dim, float* out) {
+  pope_attention(qkv, tables, positions, heads, head_dim, out);
+}
 
 template <typename V>
 auto* sized(V& buffer, std::size_t size) {
@@ -54,10 +64,13 @@ auto* sized(V& buffer, std::size_t size) {
 
 }  // namespace
 
-bool NativeNet::supported(int head_dim) { return cpu_has_avx512_bf16() && pope_attention_bf16_dots_apply(head_dim); }
+bool NativeNet::supported(int head_dim, bool bf16) {
+  return bf16 ? cpu_has_avx512_bf16() && pope_attention_bf16_dots_apply(head_dim)
+              : cpu_has_avx512() && pope_attention_supports(head_dim);
+}
 
-NativeNet::NativeNet(const NativeNetWeights& weights, int threads, int piece_positions)
-    : w_(weights), piece_(piece_positions), pool_(std::max(1, threads)) {
+NativeNet::NativeNet(const NativeNetWeights& weights, int threads, int piece_positions, bool bf16)
+    : w_(weights), bf16_(bf16), piece_(piece_positions), pool_(std::max(1, threads)) {
   const NativeNetShape& s = w_.shape;
   if (threads < 1) throw std::invalid_argument("native net: threads must be at least 1");
   if (piece_positions < 1) throw std::invalid_argument("native net: piece_positions must be at least 1");
@@ -66,9 +79,9 @@ NativeNet::NativeNet(const NativeNetWeights& weights, int threads, int piece_pos
     throw std::invalid_argument("native net: inconsistent shape (width " + std::to_string(s.d) + ", " +
                                 std::to_string(s.heads) + " heads, " + std::to_string(s.layers) + " layers)");
   const int head_dim = s.d / s.heads;
-  if (!supported(head_dim))
-    throw std::logic_error("native net: this CPU or build has no AVX512-BF16 kernels for heads of width " +
-                           std::to_string(head_dim));
+  if (!supported(head_dim, bf16))
+    throw std::logic_error(std::string("native net: this CPU or build has no ") + (bf16 ? "AVX512-BF16" : "AVX-512") +
+                           " kernels for heads of width " + std::to_string(head_dim));
   const std::size_t d = s.d, sources = 2 * s.layers + 1, hh = s.head_hidden;
   if (sources > static_cast<std::size_t>(MAX_DEPTH_SOURCES))
     throw std::invalid_argument("native net: too many layers for the depth mixes");
@@ -88,10 +101,10 @@ NativeNet::NativeNet(const NativeNetWeights& weights, int threads, int piece_pos
     check_size(layer.tables, 2 * s.heads * T * 2 * head_dim, at + "tables");
     check_size(layer.up, s.mlp_hidden * d, at + "up");
     check_size(layer.down, d * s.mlp_hidden, at + "down");
-    qkv_.push_back(pack_bf16_matrix(layer.qkv.data(), 3 * s.d, s.d));
-    out_.push_back(pack_bf16_matrix(layer.out.data(), s.d, s.d));
-    up_.push_back(pack_bf16_matrix(layer.up.data(), s.mlp_hidden, s.d));
-    down_.push_back(pack_bf16_matrix(layer.down.data(), s.d, s.mlp_hidden));
+    qkv_.push_back(pack_matrix(layer.qkv.data(), 3 * s.d, s.d, bf16));
+    out_.push_back(pack_matrix(layer.out.data(), s.d, s.d, bf16));
+    up_.push_back(pack_matrix(layer.up.data(), s.mlp_hidden, s.d, bf16));
+    down_.push_back(pack_matrix(layer.down.data(), s.d, s.mlp_hidden, bf16));
   }
   check_size(w_.token_weight, TOKEN_OUTPUTS * d, "token_weight");
   check_size(w_.token_bias, TOKEN_OUTPUTS, "token_bias");
@@ -121,21 +134,25 @@ void NativeNet::forward(const float* features, std::size_t positions, const Nati
     if (begin == end) return;
     const NativeNetOutputs part{out.policy + begin * T, out.wdl + begin * WDL, out.score + begin,
                                 out.ownership + begin * T};
-    forward_piece(features + begin * planes * T, end - begin, part);
+    if (bf16_)
+      forward_piece<Bf16>(features + begin * planes * T, end - begin, part);
+    else
+      forward_piece<float>(features + begin * planes * T, end - begin, part);
   });
 }
 
+template <typename Act>
 void NativeNet::forward_piece(const float* features, std::size_t positions, const NativeNetOutputs& out) const {
-  thread_local Buffers buffers;
+  thread_local Buffers<Act> buffers;
   const NativeNetShape& s = w_.shape;
   const int d = s.d, count = 2 * s.layers + 1;
   const std::size_t tokens = positions * T, source_size = tokens * d, score_size = tokens * count;
   float* sources = sized(buffers.sources, count * source_size);
   float* scores = sized(buffers.scores, count * score_size);
-  Bf16* mixed = sized(buffers.mixed, source_size);
-  Bf16* qkv = sized(buffers.qkv, 3 * source_size);
-  Bf16* attended = sized(buffers.attended, source_size);
-  Bf16* hidden = sized(buffers.hidden, tokens * s.mlp_hidden);
+  Act* mixed = sized(buffers.mixed, source_size);
+  Act* qkv = sized(buffers.qkv, 3 * source_size);
+  Act* attended = sized(buffers.attended, source_size);
+  Act* hidden = sized(buffers.hidden, tokens * s.mlp_hidden);
   const float* queries = w_.depth_queries.data();
 
   embed(features, positions, sources);
@@ -145,12 +162,12 @@ void NativeNet::forward_piece(const float* features, std::size_t positions, cons
     float* output = sources + (i + 1) * source_size;
     const int l = i / 2;
     if (i % 2 == 0) {
-      bf16_product(mixed, tokens, qkv_[l], ProductOutput::kBf16, qkv);
-      pope_attention_bf16_dots(qkv, w_.layer[l].tables.data(), positions, s.heads, d / s.heads, attended);
-      bf16_product(attended, tokens, out_[l], ProductOutput::kFloat, output);
+      product(mixed, tokens, qkv_[l], ProductOutput::kActivation, qkv);
+      attend(qkv, w_.layer[l].tables.data(), positions, s.heads, d / s.heads, attended);
+      product(attended, tokens, out_[l], ProductOutput::kFloat, output);
     } else {
-      bf16_product(mixed, tokens, up_[l], ProductOutput::kGeluBf16, hidden);
-      bf16_product(hidden, tokens, down_[l], ProductOutput::kFloat, output);
+      product(mixed, tokens, up_[l], ProductOutput::kGeluActivation, hidden);
+      product(hidden, tokens, down_[l], ProductOutput::kFloat, output);
     }
     depth_score(output, queries, tokens, d, count, w_.score_eps, scores + (i + 1) * score_size);
   }

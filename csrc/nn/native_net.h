@@ -1,11 +1,12 @@
 // The whole forward of the default network (popucom/nn/model.py's PopucomNet with attention
-// residuals, no mHC) for CPU inference in one native call, where the CPU has AVX512-BF16.
+// residuals, no mHC) for CPU inference in one native call, where the CPU has AVX-512.
 // Through torch the small network at batch 16 spent about a third of its time dispatching
 // some two hundred small operators from Python, and two threads split each operator rather
 // than the batch; here each thread runs whole pieces of the batch through every layer, with
-// the activations of a piece in its core's caches. The arithmetic follows torch's bf16 CPU
-// inference (popucom/infer/precision.py): bf16 operands in the sub-layers' products and the
-// attention's dot products, float32 sums, residual sources, norms, softmaxes and heads.
+// the activations of a piece in its core's caches. The arithmetic follows torch's CPU
+// inference (popucom/infer/precision.py) in one of its two precisions: bf16 operands in the
+// sub-layers' products and the attention's dot products (AVX512-BF16), or float32 throughout;
+// float32 sums, residual sources, norms, softmaxes and heads in both.
 // layers.py and model.py stay the reference; popucom/nn/native.py packs a model for this.
 #ifndef POPUCOM_NN_NATIVE_NET_H_
 #define POPUCOM_NN_NATIVE_NET_H_
@@ -16,7 +17,7 @@
 #include <vector>
 
 #include "../core/thread_pool.h"
-#include "bf16_gemm.h"
+#include "packed_product.h"
 
 namespace popucom {
 namespace nn {
@@ -66,12 +67,14 @@ struct NativeNetOutputs {
 
 class NativeNet {
  public:
-  // Throws std::invalid_argument for weights that do not fit their shape or a shape the
-  // kernels do not serve, std::logic_error where supported() is false.
-  NativeNet(const NativeNetWeights& weights, int threads, int piece_positions);
+  // bf16: the products' operands in bf16, else float32. Throws std::invalid_argument for
+  // weights that do not fit their shape or a shape the kernels do not serve,
+  // std::logic_error where supported() is false.
+  NativeNet(const NativeNetWeights& weights, int threads, int piece_positions, bool bf16);
 
-  // Whether this build and CPU run the native forward for heads of this width.
-  static bool supported(int head_dim);
+  // Whether this build and CPU run the native forward for heads of this width, in bf16
+  // products (AVX512-BF16) or in float32 (AVX-512).
+  static bool supported(int head_dim, bool bf16);
 
   // features (positions, planes, 81) float32, as popucom._core encodes them. Runs on the
   // net's threads (the caller is one of them); one call at a time, others wait.
@@ -79,14 +82,17 @@ class NativeNet {
 
   int threads() const { return pool_.size(); }
   int piece_positions() const { return piece_; }
+  bool bf16() const { return bf16_; }
 
  private:
+  template <typename Act>
   void forward_piece(const float* features, std::size_t positions, const NativeNetOutputs& out) const;
   void embed(const float* features, std::size_t positions, float* h0) const;
   void heads(const float* features, const float* trunk, std::size_t positions, const NativeNetOutputs& out) const;
 
   NativeNetWeights w_;
-  std::vector<PackedBf16Matrix> qkv_, out_, up_, down_;
+  bool bf16_;
+  std::vector<PackedMatrix> qkv_, out_, up_, down_;
   std::vector<float> embed_by_plane_;  // (planes, d): the embedding's columns, contiguous
   int piece_;
   ThreadPool pool_;

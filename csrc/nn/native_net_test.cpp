@@ -76,29 +76,28 @@ struct Outputs {
 TEST(nn, native_net_refuses_inconsistent_weights) {
   nn::NativeNetWeights w = tiny_weights();
   w.shape.heads = 3;  // 32 is not a multiple of 3
-  CHECK_THROWS(nn::NativeNet(w, 1, 8), std::invalid_argument);
-  CHECK_THROWS(nn::NativeNet(tiny_weights(), 0, 8), std::invalid_argument);
-  if (!nn::NativeNet::supported(16)) {
-    CHECK_THROWS(nn::NativeNet(tiny_weights(), 1, 8), std::logic_error);
-    std::cout << "  (the rest skipped: no AVX512-BF16 on this CPU)\n";
-    return;
+  CHECK_THROWS(nn::NativeNet(w, 1, 8, false), std::invalid_argument);
+  CHECK_THROWS(nn::NativeNet(tiny_weights(), 0, 8, false), std::invalid_argument);
+  for (bool bf16 : {false, true}) {
+    if (!nn::NativeNet::supported(16, bf16)) {
+      CHECK_THROWS(nn::NativeNet(tiny_weights(), 1, 8, bf16), std::logic_error);
+      continue;
+    }
+    w = tiny_weights();
+    w.layer[1].up.pop_back();
+    CHECK_THROWS(nn::NativeNet(w, 1, 8, bf16), std::invalid_argument);
+    w = tiny_weights();
+    w.layer.pop_back();
+    CHECK_THROWS(nn::NativeNet(w, 1, 8, bf16), std::invalid_argument);
   }
-  w = tiny_weights();
-  w.layer[1].up.pop_back();
-  CHECK_THROWS(nn::NativeNet(w, 1, 8), std::invalid_argument);
-  w = tiny_weights();
-  w.layer.pop_back();
-  CHECK_THROWS(nn::NativeNet(w, 1, 8), std::invalid_argument);
 }
 
-TEST(nn, native_net_outputs_one_position_whatever_the_batch_around_it) {
-  if (!nn::NativeNet::supported(16)) {
-    std::cout << "  (skipped: no AVX512-BF16 on this CPU)\n";
-    return;
-  }
+namespace {
+
+void check_batch_independence(bool bf16) {
   const std::size_t n = 7;
   const std::vector<float> features = random_features(n, 3);
-  nn::NativeNet split(tiny_weights(), 2, 2), whole(tiny_weights(), 1, 8);
+  nn::NativeNet split(tiny_weights(), 2, 2, bf16), whole(tiny_weights(), 1, 8, bf16);
   Outputs batch(n), alone(n);
   split.forward(features.data(), n, batch.view());
   for (std::size_t i = 0; i < n; ++i) whole.forward(features.data() + i * 12 * T, 1, alone.view(i));
@@ -114,5 +113,16 @@ TEST(nn, native_net_outputs_one_position_whatever_the_batch_around_it) {
       CHECK(legal == (batch.policy[i * T + t] != -1e4f));
       CHECK(std::fabs(batch.ownership[i * T + t]) <= 1.0f);
     }
+  }
+}
+
+}  // namespace
+
+TEST(nn, native_net_outputs_one_position_whatever_the_batch_around_it) {
+  for (bool bf16 : {false, true}) {
+    if (nn::NativeNet::supported(16, bf16))
+      check_batch_independence(bf16);
+    else
+      std::cout << "  (" << (bf16 ? "bf16" : "float32") << " skipped: this CPU lacks its AVX-512 kernels)\n";
   }
 }

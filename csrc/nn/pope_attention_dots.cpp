@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "avx512_bf16.h"
+#include "avx512.h"
 #include "pope_attention.h"
 #include "pope_attention_loop.h"
 #include "vector_math_avx512.h"
@@ -17,7 +17,7 @@
 namespace popucom {
 namespace nn {
 
-#ifdef POPUCOM_HAVE_AVX512_BF16
+#ifdef POPUCOM_HAVE_AVX512_KERNELS
 
 bool pope_attention_bf16_dots_apply(int head_dim) {
   return cpu_has_avx512_bf16() && head_dim % 16 == 0 && pope_attention_supports(head_dim);

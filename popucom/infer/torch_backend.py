@@ -13,10 +13,10 @@ batch 192 on the 2-core Xeon this gave 1,727 evaluations/s against 1,292 with to
 on two torch threads (bench/inference.py --threads 2, README).
 Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads.
 
-Where the CPU has AVX512-BF16 and the products are bf16 (the default there), the default
-network runs through the native forward instead (popucom.nn.native: the whole network in one
-C++ call on `threads` threads of its own, 1.3-2.1x the torch path's evaluations/s and 3.5x
-at batch 1; README). POPUCOM_NATIVE_FORWARD=off (or native="off") keeps the torch path.
+Where the CPU has AVX-512, the default network runs through the native forward instead
+(popucom.nn.native: the whole network in one C++ call on `threads` threads of its own, in the
+products' precision; with bf16 products 1.3-2.1x the torch path's evaluations/s and 3.5x at
+batch 1; README). POPUCOM_NATIVE_FORWARD=off (or native="off") keeps the torch path.
 """
 
 from __future__ import annotations
@@ -98,15 +98,16 @@ class TorchEvaluator:
         self.workers = worker_pool(self.threads) if parallel and self.native is None else None
 
     def native_forward(self, net: PopucomNet, choice: str | None, compile: bool) -> NativeForward | None:
-        """The native forward where it is asked for (not `off`) and serves this evaluator: bf16
-        products in fp32 CPU inference, eager, and a network and CPU it runs."""
+        """The native forward where it is asked for (not `off`) and serves this evaluator: fp32
+        CPU inference, eager, and a network and CPU it runs in the chosen products' precision."""
         choice = choice or os.environ.get(NATIVE_ENV) or "auto"
         if choice not in NATIVE_CHOICES:
             raise ValueError(f"{NATIVE_ENV}: unknown choice '{choice}' (choose {', '.join(NATIVE_CHOICES)})")
         serves = self.device.type == "cpu" and not compile and self.dtype == torch.float32
-        if choice == "off" or not serves or self.matmul_dtype != torch.bfloat16:
+        if choice == "off" or not serves:
             return None
-        return NativeForward(net, self.threads) if native_forward_refusal(net) is None else None
+        bf16 = self.matmul_dtype == torch.bfloat16
+        return NativeForward(net, self.threads, bf16=bf16) if native_forward_refusal(net, bf16) is None else None
 
     @torch.inference_mode()
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
@@ -138,13 +139,13 @@ class TorchEvaluator:
     def describe(self) -> str:
         if self.native is not None:
             return (
-                f"native cpu (whole network in C++, bf16 products, {self.threads} "
+                f"native cpu (whole network in C++, {'bf16' if self.native.bf16 else 'fp32'} products, {self.threads} "
                 f"thread{'s' if self.threads > 1 else ''}, "
                 f"pieces of {self.native.piece_positions} positions)"
             )
         mode = "compiled" if self.forward is not self.model else "eager"
         chunk = f", chunks of {self.chunk}" if self.chunk else ""
-        threads = f"{self.threads} threads" + (
+        threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}" + (
             f" ({self.threads} workers x 1 from {PARALLEL_MIN_BATCH} positions)" if self.workers else ""
         )
         matmul = f", {self.matmul_dtype} matrix products" if self.matmul_dtype != self.dtype else ""

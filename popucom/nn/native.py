@@ -1,15 +1,17 @@
 """The native forward of a PopucomNet (csrc/nn/native_net.h): the whole network in one C++
-call for CPU inference with bf16 products, where the CPU has AVX512-BF16.
+call for CPU inference, with bf16 products where the CPU has AVX512-BF16 or float32 ones where
+it has AVX-512.
 
 Through torch, the small network at batch 16 spends about a third of a forward dispatching
 its two hundred small operators from Python, and a second thread splits each operator instead
 of the batch (issue 10). The native forward runs pieces of the batch through every layer on
-its own threads. Its arithmetic is the torch path's bf16 inference (popucom.infer.precision):
-bf16 operands in the sub-layers' products and the attention's dot products, float32 sums,
-sources, norms and heads, with the same folded weights; model.py stays the reference.
+its own threads. Its arithmetic is the torch path's CPU inference (popucom.infer.precision) in
+either precision: bf16 operands in the sub-layers' products and the attention's dot products,
+or float32 throughout; float32 sums, sources, norms and heads in both, with the same folded
+weights. model.py stays the reference.
 
-`native_forward_refusal(net)` says why a network cannot take it (None: it can), and
-`NativeForward(net, threads)` evaluates features into the outputs of outputs.OUTPUTS,
+`native_forward_refusal(net, bf16)` says why a network cannot take it (None: it can), and
+`NativeForward(net, threads, bf16=...)` evaluates features into the outputs of outputs.OUTPUTS,
 repacking the weights when a parameter has changed since the last call.
 """
 
@@ -29,13 +31,15 @@ from .model import LEGAL_PLANE, MASKED_LOGIT, SCORE_SCALE, PopucomNet
 PIECE_POSITIONS = 8
 
 
-def native_forward_refusal(net: PopucomNet) -> str | None:
-    """Why the native forward cannot run `net` on this machine, or None where it can."""
+def native_forward_refusal(net: PopucomNet, bf16: bool = True) -> str | None:
+    """Why the native forward cannot run `net` on this machine in bf16 (or float32) products,
+    or None where it can."""
     c = net.config
     if not c.attn_res or c.mhc:
         return "it serves the attention-residual network without mHC"
-    if not _core.native_net_supported(c.d_model // c.heads):
-        return f"this CPU or build has no AVX512-BF16 kernels for heads of width {c.d_model // c.heads}"
+    if not _core.native_net_supported(c.d_model // c.heads, bf16):
+        kind = "AVX512-BF16" if bf16 else "AVX-512"
+        return f"this CPU or build has no {kind} kernels for heads of width {c.d_model // c.heads}"
     if any(p.device.type != "cpu" for p in net.parameters()):
         return "the network is not on the CPU"
     return None
@@ -87,13 +91,16 @@ def native_spec(net: PopucomNet) -> dict:
 
 class NativeForward:
     """features (N, planes, 9, 9) or (N, planes, 81) float32 -> the outputs of outputs.OUTPUTS as numpy arrays, in
-    that order, on `threads` threads of its own. ValueError where native_forward_refusal."""
+    that order, on `threads` threads of its own, with bf16 or float32 products. ValueError
+    where native_forward_refusal."""
 
-    def __init__(self, net: PopucomNet, threads: int = 1, piece_positions: int = PIECE_POSITIONS) -> None:
-        refusal = native_forward_refusal(net)
+    def __init__(
+        self, net: PopucomNet, threads: int = 1, piece_positions: int = PIECE_POSITIONS, bf16: bool = True
+    ) -> None:
+        refusal = native_forward_refusal(net, bf16)
         if refusal is not None:
             raise ValueError(f"native forward: {refusal}")
-        self.net, self.threads, self.piece_positions = net, threads, piece_positions
+        self.net, self.threads, self.piece_positions, self.bf16 = net, threads, piece_positions, bf16
         self.planes = net.config.input_planes
         self._packed: tuple[list, _core.NativeNet] | None = None
         # Checked before every call, so a list, not module.parameters() (a tenth of the cost:
@@ -108,7 +115,8 @@ class NativeForward:
         key = [(p.data_ptr(), p._version) for p in self._watched]
         if self._packed is None or self._packed[0] != key:
             with torch.no_grad():
-                self._packed = (key, _core.NativeNet(native_spec(self.net), self.threads, self.piece_positions))
+                packed = _core.NativeNet(native_spec(self.net), self.threads, self.piece_positions, self.bf16)
+                self._packed = (key, packed)
         return self._packed[1]
 
     def __call__(self, features: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -15,7 +15,10 @@ from popucom.nn.model import LEGAL_PLANE, MASKED_LOGIT, ExportWrapper
 from popucom.nn.native import NativeForward, native_forward_refusal, native_spec
 
 needs_native = pytest.mark.skipif(
-    not _core.native_net_supported(16), reason="this CPU or build has no AVX512-BF16 kernels"
+    not _core.native_net_supported(16, bf16=True), reason="this CPU or build has no AVX512-BF16 kernels"
+)
+needs_float_native = pytest.mark.skipif(
+    not _core.native_net_supported(16, bf16=False), reason="this CPU or build has no AVX-512 kernels"
 )
 
 
@@ -66,13 +69,29 @@ def test_native_forward_matches_the_torch_network_to_bf16_rounding(name: str, ov
         assert error.mean() <= 1.25 * torch_error.mean() + 1e-5
 
 
+@needs_float_native
+@pytest.mark.parametrize("name", ["small", "tiny", "base"])
+def test_native_forward_in_float32_matches_the_torch_network_to_float_rounding(name: str) -> None:
+    net = perturbed_net(name)
+    x = random_features(24, seed=5, komi_range=5)
+    native = NativeForward(net, threads=2, bf16=False)(x)
+    want = reference(net, x)
+    # Sums in another order: differences of float rounding (1e-7 to 3e-5 measured, the most on
+    # the six layers of width 192 of base), far below bf16's 1e-2.
+    np.testing.assert_allclose(probabilities(native[0]), probabilities(want[0]), atol=1e-4)
+    np.testing.assert_allclose(native[1], want[1], atol=1e-4)
+    np.testing.assert_allclose(native[2], want[2], atol=1e-3)  # floors, up to tens
+    np.testing.assert_allclose(native[3], want[3], atol=1e-4)
+
+
 @needs_native
-def test_every_position_is_evaluated_alone_whatever_the_pieces_and_threads() -> None:
+@pytest.mark.parametrize("bf16", [True, False])
+def test_every_position_is_evaluated_alone_whatever_the_pieces_and_threads(bf16: bool) -> None:
     net = perturbed_net()
     x = random_features(19, seed=6, komi_range=5)
-    whole = NativeForward(net, threads=2, piece_positions=4)(x)
+    whole = NativeForward(net, threads=2, piece_positions=4, bf16=bf16)(x)
     for i in (0, 7, 18):
-        alone = NativeForward(net, threads=1)(x[i : i + 1])
+        alone = NativeForward(net, threads=1, bf16=bf16)(x[i : i + 1])
         for got, want in zip(whole, alone, strict=True):
             assert np.array_equal(got[i : i + 1], want)  # bit for bit: no position sees another
     assert all(len(o) == 0 for o in NativeForward(net)(x[:0]))
@@ -96,11 +115,13 @@ def test_the_evaluator_takes_the_native_forward_for_bf16_products_unless_told_of
     net = perturbed_net()
     x = random_features(12, seed=8, komi_range=5)
     native = TorchEvaluator(net, threads=2, cpu_matmul="bf16")
-    assert native.describe().startswith("native cpu") and native.workers is None
+    assert native.describe().startswith("native cpu (whole network in C++, bf16 products, 2 threads")
+    assert native.workers is None
     torch_path = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16", native="off")
     assert "torch.bfloat16 matrix products" in torch_path.describe()
     assert np.abs(native.run_all(x)["wdl"] - torch_path.run_all(x)["wdl"]).max() < 0.05
-    assert TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="fp32").native is None
+    wide = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="fp32")
+    assert wide.describe().startswith("native cpu (whole network in C++, fp32 products, 1 thread,")
     monkeypatch.setenv(torch_backend.NATIVE_ENV, "off")
     assert TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16").native is None
     monkeypatch.setenv(torch_backend.NATIVE_ENV, "always")
@@ -115,6 +136,7 @@ def test_networks_the_native_forward_does_not_serve_are_refused_with_the_reason(
         NativeForward(mhc)
     odd_heads = PopucomNet(preset("small", d_model=96))  # head width 24
     assert "heads of width 24" in native_forward_refusal(odd_heads)
+    assert "heads of width 24" in native_forward_refusal(odd_heads, bf16=False)
 
 
 @needs_native
