@@ -1,8 +1,8 @@
 // The whole forward of the default network (popucom/nn/model.py's PopucomNet with attention
 // residuals, no mHC) for CPU inference in one native call, where the CPU has AVX-512.
 // Through torch the small network at batch 16 spent about a third of its time dispatching
-// some two hundred small operators from Python, and two threads split each operator rather
-// than the batch; here each thread runs whole pieces of the batch through every layer, with
+// its many small operators from Python, and two threads split each operator rather than the
+// batch; here each thread runs whole pieces of the batch through every layer, with
 // the activations of a piece in its core's caches. The arithmetic follows torch's CPU
 // inference (popucom/infer/precision.py) in one of its two precisions: bf16 operands in the
 // sub-layers' products and the attention's dot products (AVX512-BF16), or float32 throughout;

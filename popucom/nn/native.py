@@ -3,7 +3,7 @@ call for CPU inference, with bf16 products where the CPU has AVX512-BF16 or floa
 it has AVX-512.
 
 Through torch, the small network at batch 16 spends about a third of a forward dispatching
-its two hundred small operators from Python, and a second thread splits each operator instead
+its many small operators from Python, and a second thread splits each operator instead
 of the batch (issue 10). The native forward runs pieces of the batch through every layer on
 its own threads. Its arithmetic is the torch path's CPU inference (popucom.infer.precision) in
 either precision: bf16 operands in the sub-layers' products and the attention's dot products,
