@@ -22,9 +22,10 @@ PackedMatrix pack_matrix(const float* weight, int outputs, int inputs, bool bf16
   const auto at = [&](int o, int i) { return weight[static_cast<std::size_t>(o) * inputs + i]; };
   for (int o = 0; o < outputs; ++o) {
     if (!bf16) {
-      for (int i = 0; i < inputs; ++i)
-        std::memcpy(&packed.words[static_cast<std::size_t>(i) * outputs + o],
-                    &weight[static_cast<std::size_t>(o) * inputs + i], sizeof(float));
+      for (int i = 0; i < inputs; ++i) {
+        const float value = at(o, i);
+        std::memcpy(&packed.words[static_cast<std::size_t>(i) * outputs + o], &value, sizeof value);
+      }
       continue;
     }
     for (int p = 0; p < inputs / 2; ++p) {

@@ -77,8 +77,8 @@ class TorchEvaluator:
     ) -> None:
         """cpu_matmul: auto | fp32 | bf16, the operand precision of the matrix products on the
         CPU (popucom.infer.precision; default $POPUCOM_CPU_MATMUL, else auto). It is set on `net`.
-        native: auto | off, whether bf16 CPU inference takes the native forward where it can
-        (default $POPUCOM_NATIVE_FORWARD, else auto)."""
+        native: auto | off, whether CPU inference takes the native forward where it can, in the
+        products' precision (default $POPUCOM_NATIVE_FORWARD, else auto)."""
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("torch backend: CUDA was requested but torch sees no GPU")
         self.device = torch.device(device)

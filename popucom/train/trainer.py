@@ -54,7 +54,7 @@ class TrainConfig:
     compile: bool = False
     # bf16 autocast of the training forward and backward on a CPU with bf16 arithmetic
     # (popucom.infer.precision.cpu_has_bf16; CUDA always uses it): a compiled step of the
-    # small net at batch 128 on two threads took 125 against 201 ms (bench/train_step.py).
+    # small net at batch 128 on two threads took 129 against 192 ms (bench/train_step.py).
     # Off until the learning benchmark shows it learns as well per hour: unlike `compile`, it
     # changes the numbers the optimiser sees.
     cpu_bf16: bool = False
