@@ -1,5 +1,6 @@
 // Python bindings of the fused mHC inference kernels (csrc/nn). Buffers are
 // numpy views of torch tensors: written in place, the GIL released.
+#include "../nn/cpu_level.h"
 #include "../nn/depth_mix.h"
 #include "../nn/hyper_connection.h"
 #include "../nn/pope_attention.h"
@@ -135,7 +136,23 @@ void bind_depth_mix(py::module_& m) {
 
 }  // namespace
 
+void bind_cpu_level(py::module_& m) {
+  py::list levels;
+  for (const char* name : nn::kCpuLevelNames) levels.append(name);
+  m.attr("CPU_LEVELS") = py::tuple(levels);
+  m.attr("CPU_ISA_ENV") = nn::kCpuIsaEnv;
+  // std::invalid_argument (an unknown $POPUCOM_CPU_ISA) reaches Python as a ValueError.
+  m.def(
+      "cpu_level", [] { return nn::cpu_level_name(nn::cpu_level()); },
+      "The instruction-set level the hand-written kernels use here (one of CPU_LEVELS): this CPU's, "
+      "for the kernels this build has, lowered by $POPUCOM_CPU_ISA.");
+  m.def(
+      "detected_cpu_level", [] { return nn::cpu_level_name(nn::detected_cpu_level()); },
+      "This CPU's instruction-set level for the kernels this build has, before $POPUCOM_CPU_ISA.");
+}
+
 void bind_nn(py::module_& m) {
+  bind_cpu_level(m);
   bind_pope_attention(m);
   bind_depth_mix(m);
   m.attr("MHC_MAX_STREAMS") = nn::MAX_STREAMS;

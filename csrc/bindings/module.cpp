@@ -13,6 +13,7 @@ PYBIND11_MODULE(_core, m) {
   pybind11::dict build;
   build["build_type"] = POPUCOM_BUILD_TYPE;
   build["native"] = static_cast<bool>(POPUCOM_NATIVE_BUILD);
+  build["baseline_only"] = static_cast<bool>(POPUCOM_BASELINE_ONLY_BUILD);
   build["compiler"] = __VERSION__;
 #if defined(__BMI2__)
   build["bmi2"] = true;

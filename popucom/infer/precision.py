@@ -19,15 +19,17 @@ NARROW_MATMUL_MIN_BATCH positions (popucom.nn.layers) the products stay fp32: th
 cost more than they save there.
 
 POPUCOM_CPU_MATMUL (auto | fp32 | bf16) sets the process-wide default, `auto`: bf16 where the
-CPU has the instructions, fp32 elsewhere.
+CPU has the instructions, fp32 elsewhere. POPUCOM_CPU_ISA=avx2 (or avx512) makes an AVX512-BF16
+CPU take the path of one without them here and in every C++ kernel (csrc/nn/cpu_level.h).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import torch
+
+from .. import _core
 
 ENV = "POPUCOM_CPU_MATMUL"
 CHOICES = ("auto", "fp32", "bf16")
@@ -35,12 +37,10 @@ DEFAULT = "auto"
 
 
 def cpu_has_bf16() -> bool:
-    """Whether this CPU has bf16 arithmetic (Linux /proc/cpuinfo flags)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
+    """Whether this CPU has bf16 arithmetic (AVX512-BF16, which every CPU with AMX has too) and
+    $POPUCOM_CPU_ISA leaves it on: one answer with the C++ kernels' (popucom._core.cpu_level),
+    so that a capped run takes a CPU-without-bf16's path everywhere."""
+    return _core.cpu_level() == "avx512_bf16"
 
 
 def cpu_matmul_dtype(choice: str | None = None) -> torch.dtype:

@@ -1,6 +1,7 @@
 """The network: presets, PoPE, mHC, attention residuals, heads, ONNX export and loading."""
 
 import math
+import re
 
 import pytest
 import torch
@@ -220,7 +221,8 @@ def test_thread_budgets_are_applied(tmp_path) -> None:
     try:
         net = PopucomNet(preset("tiny")).eval()
         evaluator = TorchEvaluator(net, threads=1)
-        assert torch.get_num_threads() == 1 and "1 thread," in evaluator.describe()
+        # Whichever path serves this CPU (the native forward or torch), it names its one thread.
+        assert torch.get_num_threads() == 1 and re.search(r"\b1 thread\b", evaluator.describe())
         assert set_torch_threads(2) == 2 and torch.get_num_threads() == 2
         onnx = OnnxEvaluator(export_onnx(net, tmp_path / "m.onnx"), threads=2)
         assert onnx.threads == 2 and "2 threads" in onnx.describe()
