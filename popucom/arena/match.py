@@ -64,6 +64,19 @@ def make_openings(count: int, plies: int, seed: int) -> list[list[int]]:
     return openings
 
 
+GAMES_BAR = "{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total_fmt} games [{elapsed}<{remaining}{postfix}]"
+
+
+def games_played(games: list[_core.Game], openings: list[list[int]]) -> float:
+    """How much of the match is played, in games: a finished game counts 1, an unfinished one
+    the share of its plies after the opening (games g and g + 1 share opening g // 2)."""
+    total = 0.0
+    for g, game in enumerate(games):
+        start = len(openings[g // 2])
+        total += 1.0 if game.is_over else (len(game) - start) / max(1, _core.MAX_GAME_PLIES - start)
+    return total
+
+
 def play_match(
     a: Player, b: Player, openings: list[list[int]], komi: int = 0, progress: bool = False, desc: str = "arena"
 ) -> list[GameRecord]:
@@ -87,7 +100,9 @@ def play_match(
     def to_move(g: int) -> Player:
         return colours[g][0] if games[g].to_move == _core.Color.BLACK else colours[g][1]
 
-    bar = tqdm(total=n, desc=desc, unit="game", disable=not progress, dynamic_ncols=True)
+    # Every game moves one ply per round, so they all end in the same round: the bar counts
+    # each game's plies as a share of a game, for a steady count and an honest ETA.
+    bar = tqdm(total=n, desc=desc, unit="game", disable=not progress, dynamic_ncols=True, bar_format=GAMES_BAR)
     done = [False] * n
     while not all(done):
         for player in (a, b):
@@ -116,9 +131,9 @@ def play_match(
                 search.play(g, move)  # keep the subtree for this player's next move here
                 searched_root[(id(player), g)] = search.position(g).hash
         for g in range(n):
-            if not done[g] and games[g].is_over:
-                done[g] = True
-                bar.update(1)
+            done[g] = games[g].is_over
+        bar.update(games_played(games, openings) - bar.n)
+        bar.set_postfix_str(f"{sum(done)} finished")
     bar.close()
     records = []
     for g, game in enumerate(games):

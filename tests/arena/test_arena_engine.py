@@ -344,3 +344,39 @@ def test_engine_streams_analysis_until_the_next_command(tiny_model) -> None:
         assert reply.startswith("= ") and popucom.parse_square(reply[2:]) != popucom.parse_square("e5")
     finally:
         engine.close()
+
+
+def test_match_progress_advances_with_every_round_not_only_when_all_games_end(monkeypatch) -> None:
+    """The games of a match move one ply per round and end together, so the bar counts plies:
+    it must show part of the match played long before the last round."""
+    import tqdm
+
+    from popucom.arena.match import games_played
+
+    openings = make_openings(2, 4, seed=3)
+    games = []
+    for opening in openings:
+        for _ in range(2):
+            game = popucom._core.Game()
+            for move in opening:
+                game.play(move)
+            games.append(game)
+    assert games_played(games, openings) == 0.0
+    for game in games:
+        for _ in range(10):
+            game.play(game.legal_moves()[0])
+    assert games_played(games, openings) == pytest.approx(4 * 10 / (popucom._core.MAX_GAME_PLIES - 4))
+
+    readings = []
+    update = tqdm.tqdm.update
+
+    def spy(bar, n=1):
+        result = update(bar, n)
+        readings.append(bar.n)
+        return result
+
+    monkeypatch.setattr(tqdm.tqdm, "update", spy)
+    play_match(Player("greedy", 4, bot="greedy"), Player("random", 4, bot="random", seed=1), openings, progress=True)
+    assert readings[-1] == pytest.approx(4.0)
+    assert len([r for r in readings if 0 < r < 1]) >= 5  # many readings before even one game's worth
+    assert readings == sorted(readings)
