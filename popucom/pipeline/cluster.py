@@ -67,7 +67,7 @@ def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bo
         return {"games": 0, "resumed_games": done}
     if config.backend != "onnx":
         raise ValueError("cluster self-play runs ONNX Runtime on the workers: use --backend onnx")
-    logger.info(f"[iter {k}] self-play: {wanted} games on {len(actors)} Ray actors")
+    logger.info(f"[iter {k + 1}] self-play: {wanted} games on {len(actors)} Ray actors")
     model = ray.put(run.model(k).read_bytes())
     komi_bytes = run.komi.read_bytes() if run.komi.exists() else None
     shares = [wanted // len(actors) + (i < wanted % len(actors)) for i in range(len(actors))]

@@ -79,7 +79,7 @@ def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) 
     evaluator = make_evaluator(config, run, player)
     describe = getattr(evaluator, "describe", lambda: config.backend)()
     logger.info(
-        f"[iter {k}] self-play: {wanted} games with model_{player:04d} on {describe}"
+        f"[iter {k + 1}] self-play: {wanted} games with model_{player:04d} on {describe}"
         + (f" ({done} already written)" if done else "")
     )
     komi = KomiSampler.load(run.komi)
@@ -140,9 +140,9 @@ def stage_train(it: Iteration) -> dict:
     metrics: dict = {"window_samples": window.num_samples, "new_rows": new_rows, "total_rows": total_rows}
     threshold = samples_to_train(config, run)
     if window.num_samples < threshold:
-        logger.info(f"[iter {k}] train: only {window.num_samples} samples (< {threshold}); keeping the weights")
+        logger.info(f"[iter {k + 1}] train: only {window.num_samples} samples (< {threshold}); keeping the weights")
     else:
-        logger.info(f"[iter {k}] train: {steps} steps on a window of {window.num_samples} samples ({new_rows} new)")
+        logger.info(f"[iter {k + 1}] train: {steps} steps on a window of {window.num_samples} samples ({new_rows} new)")
         val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
         metrics.update(trainer.train(window, steps, progress=it.progress, val_batches=val))
     metrics["step"] = trainer.step
@@ -187,7 +187,7 @@ def stage_export(it: Iteration) -> dict:
         check_run_model(config, run.model(k + 1))
         return {}
     export_iteration(config, run, k + 1)
-    logger.info(f"[iter {k}] exported {run.model(k + 1).relative_to(run.root)}")
+    logger.info(f"[iter {k + 1}] exported {run.model(k + 1).relative_to(run.root)}")
     return {}
 
 

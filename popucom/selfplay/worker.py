@@ -329,7 +329,7 @@ class SelfPlayWorker:
         expected_moves = self.games * (_core.MAX_GAME_PLIES - self.config.max_random_plies / 2)
         bar = tqdm(
             total=round(expected_moves),
-            desc=f"self-play {self.prefix}",
+            desc="self-play",
             unit="move",
             disable=not progress,
             dynamic_ncols=True,

@@ -59,6 +59,13 @@ def test_tiny_pipeline_two_iterations(tmp_path, caplog) -> None:
     assert (tmp_path / "komi_stats.json").exists()
     assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
     assert any("done in" in line for line in logs)
+    # One number per iteration: its stages' lines and its summary say the same one.
+    for number in (1, 2):
+        tagged = [
+            line.split(" ", 2)[2].split(":")[0].split(" ")[0] for line in logs if line.startswith(f"[iter {number}] ")
+        ]
+        assert {"self-play", "train", "exported", "done"} <= set(tagged), (number, tagged)
+    assert not any(line.startswith("[iter 0]") or line.startswith("[iter 3]") for line in logs)
     # Resuming a finished run does nothing new, and a changed config is refused.
     assert run_pipeline(tmp_path, pipeline_preset("tiny"), iterations=2, progress=False) == 2
     assert len(run.metrics.read_text().splitlines()) == 2
