@@ -165,6 +165,7 @@ class Trainer:
         self.teacher_share = teacher_share
         # The eager module stays self.model (evaluation, checkpoints, the measured steps).
         self.train_forward = torch.compile(self.model) if c.compile else self.model
+        self.compiled_steps = 0  # the first one compiles (about a minute, once per machine)
         self.writer = None
         self.log_dir = Path(log_dir) if log_dir else None
 
@@ -227,7 +228,9 @@ class Trainer:
         if self.train_forward is self.model:
             return self.model(features)
         try:
-            return self.train_forward(features)
+            out = self.train_forward(features)
+            self.compiled_steps += 1
+            return out
         except Exception as e:  # torch's compiler errors share no base class; a model error recurs below
             logger.warning(f"torch.compile failed ({type(e).__name__}: {e}); training continues eagerly")
             self.train_forward = self.model
@@ -261,7 +264,13 @@ class Trainer:
         from tqdm import tqdm
 
         last: dict[str, float] = {}
-        bar = tqdm(total=steps, desc="train", unit="step", disable=not progress, dynamic_ncols=True)
+        compiling = self.train_forward is not self.model and self.compiled_steps == 0
+
+        def new_bar(initial: int):
+            desc = "train (compiling the step, once)" if compiling else "train"
+            return tqdm(total=steps, initial=initial, desc=desc, unit="step", disable=not progress, dynamic_ncols=True)
+
+        bar = new_bar(0)
         for i in range(steps):
             batch = window.sample(self.rng, self.config.batch_size)
             measure = (self.step % log_every == 0) or i == steps - 1
@@ -275,6 +284,12 @@ class Trainer:
                 lr=f"{last['lr']:.2e}",
             )
             bar.update(1)
+            if compiling and (self.compiled_steps or self.train_forward is self.model):
+                # The one-off compile is behind: a fresh bar, whose rate and ETA count the
+                # compiled steps only (the compile's minute had made the first ETA hours long).
+                compiling = False
+                bar.close()
+                bar = new_bar(i + 1)
         bar.close()
         if val_batches:
             val = self.evaluate(val_batches)

@@ -165,6 +165,30 @@ def test_a_failing_compiler_leaves_training_eager(bot_shards, caplog) -> None:
     assert "torch.compile failed (RuntimeError: no C++ compiler" in caplog.text
 
 
+def test_the_training_eta_leaves_out_the_one_off_compile(bot_shards, monkeypatch) -> None:
+    """The compiling step gets a bar of its own; the bar after it starts at the steps done, so
+    its rate and ETA are the compiled steps' (a minute's compile made the first ETA hours)."""
+    import tqdm
+
+    trainer = Trainer(preset("tiny"), TrainConfig(batch_size=16, compile=True))
+    trainer.train_forward = lambda features: trainer.model(features)  # stands in for the compiled module
+    bars = []
+    init = tqdm.tqdm.__init__
+
+    def spy(bar, *args, **kwargs):
+        init(bar, *args, **kwargs)
+        bars.append((bar.desc, bar.n))
+
+    monkeypatch.setattr(tqdm.tqdm, "__init__", spy)
+    trainer.train(ReplayWindow(bot_shards, 100_000), 5, progress=True, log_every=1000)
+    # Step 0 is a measured (eager) step, step 1 compiles; the fresh bar starts after it.
+    assert bars == [("train (compiling the step, once)", 0), ("train", 2)]
+    assert trainer.compiled_steps == 3  # the first and the last step are measured, eagerly
+    bars.clear()
+    trainer.train(ReplayWindow(bot_shards, 100_000), 3, progress=True, log_every=1000)
+    assert bars == [("train", 0)]  # compiled already: one bar
+
+
 def test_checkpoints_refuse_mismatches(tmp_path) -> None:
     trainer = Trainer(preset("tiny"), TrainConfig())
     path = trainer.save(tmp_path / "tiny.pt")
