@@ -4,6 +4,7 @@ architecture ablation, and data to check the trainer without self-play."""
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,12 @@ def play_bot_game(bot: _core.Bot, rng: random.Random, random_plies: int, komi: i
     )
 
 
+def bot_game_shards(out_dir: str | Path, games: int, spec: str, games_per_shard: int, seed: int) -> list[Path]:
+    """The shard files of write_bot_games, in order."""
+    count = -(-games // games_per_shard)
+    return [Path(out_dir) / f"{spec.replace(':', '')}-{seed}-{i:05d}.pcs" for i in range(count)]
+
+
 def write_bot_games(
     out_dir: str | Path,
     games: int,
@@ -44,27 +51,41 @@ def write_bot_games(
     seed: int = 0,
     random_plies: int = 4,
     threads: int = 1,
+    progress: bool = False,
 ) -> list[Path]:
-    """Plays `games` bot games and writes them as shards under out_dir. With threads > 1
-    the games are split over threads, each with its own bot and seed (the bots release
-    the GIL while they think)."""
-    if threads > 1:
-        from concurrent.futures import ThreadPoolExecutor
+    """Plays `games` bot games and writes them as shards of `games_per_shard` games under
+    out_dir. Shard i's games come from a bot and a random stream of their own, seeded by (seed,
+    i), so a shard already there (shards are written atomically) is kept as it is, and a killed
+    run plays only the shards it had not finished. With threads > 1 the shards are shared out
+    over threads (the bots release the GIL while they think); `progress` shows a bar per game."""
+    from concurrent.futures import ThreadPoolExecutor
 
-        shares = [games // threads + (t < games % threads) for t in range(threads)]
-        with ThreadPoolExecutor(threads) as pool:
-            parts = pool.map(
-                lambda t: write_bot_games(out_dir, shares[t], spec, games_per_shard, seed * 1000 + t, random_plies),
-                range(threads),
-            )
-            return [path for part in parts for path in part]
-    rng = random.Random(seed)
-    bot = _core.Bot(spec, seed=seed)
-    paths, parts = [], []
-    for g in range(games):
-        parts.append(play_bot_game(bot, rng, random_plies))
-        if len(parts) == games_per_shard or g == games - 1:
-            path = Path(out_dir) / f"{spec.replace(':', '')}-{seed}-{len(paths):05d}.pcs"
-            paths.append(write_shard(path, concat_samples(parts), meta={"source": spec, "seed": seed}))
-            parts = []
+    from tqdm import tqdm
+
+    paths = bot_game_shards(out_dir, games, spec, games_per_shard, seed)
+    todo = [i for i, path in enumerate(paths) if not path.exists()]
+    size = [min(games_per_shard, games - i * games_per_shard) for i in range(len(paths))]
+    bar = tqdm(
+        total=games,
+        initial=games - sum(size[i] for i in todo),
+        desc=f"{spec} games",
+        unit="game",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    bar_lock = threading.Lock()
+
+    def play_shard(i: int) -> None:
+        shard_seed = seed * 100_003 + i
+        rng, bot = random.Random(shard_seed), _core.Bot(spec, seed=shard_seed)
+        parts = []
+        for _ in range(size[i]):
+            parts.append(play_bot_game(bot, rng, random_plies))
+            with bar_lock:
+                bar.update(1)
+        write_shard(paths[i], concat_samples(parts), meta={"source": spec, "seed": shard_seed})
+
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        list(pool.map(play_shard, todo))  # list(): a shard's error is raised here
+    bar.close()
     return paths

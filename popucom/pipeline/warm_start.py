@@ -13,7 +13,7 @@ import logging
 import time
 from pathlib import Path
 
-from ..data.bot_games import write_bot_games
+from ..data.bot_games import bot_game_shards, write_bot_games
 from ..fileio import write_text_atomic
 from ..nn.export import export_onnx
 from ..train.trainer import Trainer
@@ -22,6 +22,9 @@ from .config import PipelineConfig
 from .run_dir import RunDir
 
 logger = logging.getLogger(__name__)
+
+# Games per shard of the bot games: a killed warm start replays at most one shard per thread.
+GAMES_PER_SHARD = 50
 
 
 def warm_start(
@@ -43,10 +46,13 @@ def warm_start(
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     done = folder / "games_done.json"
-    if not done.exists():  # (re)play all of them: a killed run may have left part of the games
-        for partial in folder.glob("*.pcs"):
-            partial.unlink()
-        write_bot_games(folder, games, spec=bot, seed=seed, threads=threads)
+    if not done.exists():  # a killed run left the shards it finished, which are kept
+        wanted = set(bot_game_shards(folder, games, bot, GAMES_PER_SHARD, seed))
+        for other in set(folder.glob("*.pcs")) - wanted:  # another bot, count or seed
+            other.unlink()
+        write_bot_games(
+            folder, games, spec=bot, games_per_shard=GAMES_PER_SHARD, seed=seed, threads=threads, progress=progress
+        )
         write_text_atomic(done, json.dumps({"bot": bot, "games": games, "seed": seed}))
     games_s = time.perf_counter() - started
     window = ReplayWindow(folder, window_samples=10**9, val_fraction=0.0)
