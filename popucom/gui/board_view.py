@@ -4,6 +4,11 @@ Layers, bottom to top: painted floors (Black's and White's colours), the legal
 moves of the side to move (small dots), an optional heat map (visit or policy
 shares), stones, the last-move mark, and a principal-variation preview (numbered
 ghost stones). Hit-testing is arithmetic on the square size.
+
+Orientation as in RULES.md and the engine's showboard: square = row * 9 + col, row 0 (the
+rank labelled 1) at the top, col 0 (file a) at the left, so a1 is the top-left cell, i1
+the top-right, a9 the bottom-left. File letters run along the top, rank numbers down the
+left. square_rect and square_at are the only places that map squares to pixels.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ BOARD_COLOUR = QColor(222, 196, 140)
 FLOOR_COLOURS = {_core.Color.BLACK: QColor(90, 110, 170), _core.Color.WHITE: QColor(240, 170, 150)}
 STONE_COLOURS = {_core.Color.BLACK: QColor(20, 20, 20), _core.Color.WHITE: QColor(250, 250, 250)}
 HEAT_COLOUR = QColor(40, 200, 90)
-COORD_MARGIN = 22  # pixels for the coordinates
+COORD_MARGIN = 22  # pixels for the coordinates, left of and above the board
 
 
 class BoardWidget(QWidget):
@@ -54,21 +59,23 @@ class BoardWidget(QWidget):
     # --- geometry ---------------------------------------------------------------------
     def _board_rect(self) -> QRectF:
         side = min(self.width(), self.height()) - COORD_MARGIN - 4
-        return QRectF(COORD_MARGIN, 4, side, side)
+        return QRectF(COORD_MARGIN, COORD_MARGIN, side, side)
 
     def square_rect(self, square: int) -> QRectF:
+        """The cell of `square`: row 0 is the top row, col 0 the left column."""
         board = self._board_rect()
         cell = board.width() / N
         row, col = divmod(square, N)
-        return QRectF(board.left() + col * cell, board.top() + (N - 1 - row) * cell, cell, cell)
+        return QRectF(board.left() + col * cell, board.top() + row * cell, cell, cell)
 
     def square_at(self, point: QPointF) -> int | None:
+        """The square under `point` (the inverse of square_rect), None off the board."""
         board = self._board_rect()
         if not board.contains(point):
             return None
         cell = board.width() / N
         col = int((point.x() - board.left()) // cell)
-        row = N - 1 - int((point.y() - board.top()) // cell)
+        row = int((point.y() - board.top()) // cell)
         return row * N + col if 0 <= row < N and 0 <= col < N else None
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -131,12 +138,19 @@ class BoardWidget(QWidget):
                     )
         self._draw_preview(p, cell)
         p.setPen(QColor(40, 40, 40))
-        for i in range(N):
-            col_rect = QRectF(board.left() + i * cell, board.bottom(), cell, COORD_MARGIN - 4)
-            row_rect = QRectF(0, board.top() + (N - 1 - i) * cell, COORD_MARGIN - 4, cell)
-            p.drawText(col_rect, Qt.AlignmentFlag.AlignCenter, "abcdefghi"[i])
-            p.drawText(row_rect, Qt.AlignmentFlag.AlignCenter, str(i + 1))
+        for rect, text in self.coordinate_labels():
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         p.end()
+
+    def coordinate_labels(self) -> list[tuple[QRectF, str]]:
+        """File letters above the columns and rank numbers left of the rows, named as the
+        engine names the squares (square_to_text), so the labels follow square_rect."""
+        labels = []
+        for i in range(N):
+            column, row = self.square_rect(i), self.square_rect(i * N)
+            labels.append((QRectF(column.left(), 0, column.width(), COORD_MARGIN - 2), _core.square_to_text(i)[0]))
+            labels.append((QRectF(0, row.top(), COORD_MARGIN - 4, row.height()), _core.square_to_text(i * N)[1:]))
+        return labels
 
     def _stone(self, p: QPainter, r: QRectF, colour: _core.Color, alpha: float) -> None:
         fill = QColor(STONE_COLOURS[colour])
