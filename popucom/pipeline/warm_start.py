@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 
 # Games per shard of the bot games: a killed warm start replays at most one shard per thread.
 GAMES_PER_SHARD = 50
+SUMMARY = "summary.json"  # what the warm start took, beside its games
 
 
 def warm_start(
@@ -38,7 +39,8 @@ def warm_start(
     progress: bool = False,
 ) -> dict:
     """Plays `games` bot games (on `threads` threads), trains on them `epochs` times over,
-    and writes iteration 0. Games already in `<run>/warm_start/` are used as they are."""
+    and writes iteration 0. Games already in `<run>/warm_start/` are used as they are. The
+    figures returned are also written to `<run>/warm_start/summary.json`."""
     run = RunDir(run_dir)
     if run.checkpoint(0).exists():
         raise ValueError(f"{run.root} already has an iteration-0 checkpoint: a warm start only begins a run")
@@ -66,11 +68,14 @@ def warm_start(
         run.model(0),
         extra_metadata={"iteration": "0", "step": str(trainer.step), "warm_start": f"{games} {bot} games"},
     )
-    return {
+    figures = {
         "bot": bot,
         "games": games,
         "positions": window.num_samples,
         "steps": steps,
+        "games_s": games_s,  # 0 where the games were there already
         "seconds": time.perf_counter() - started,
         "policy_loss": metrics.get("loss/policy"),
     }
+    write_text_atomic(folder / SUMMARY, json.dumps(figures, indent=1))
+    return figures

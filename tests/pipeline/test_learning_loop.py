@@ -89,6 +89,8 @@ def test_warm_start_writes_iteration_zero_from_bot_games(tmp_path, caplog) -> No
     run_pipeline(tmp_path, config, iterations=1, progress=False)
     assert any("warm start" in line for line in caplog.messages)
     assert json.loads((tmp_path / "warm_start" / "games_done.json").read_text())["games"] == 6
+    summary = json.loads((tmp_path / "warm_start" / "summary.json").read_text())
+    assert summary["games"] == 6 and 0 < summary["games_s"] <= summary["seconds"] and summary["steps"] >= 1
     assert load_checkpoint(tmp_path / "checkpoints" / "iter_0000.pt").step > 0  # trained, not random
     assert PipelineConfig.load(tmp_path / "config.json").warm_start == config.warm_start
 
