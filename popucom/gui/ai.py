@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from .. import _core
 from ..player_spec import PlayerSpec, load_evaluator
@@ -28,16 +28,37 @@ def default_opponent() -> str:
     return str(model) if model is not None else DEFAULT_BOT
 
 
+def bot_title(spec: str) -> str:
+    """A bot spec as the opponent list shows it, in the GUI's language; the spec itself (what
+    `--opponent` takes) stays visible in every language."""
+    translate = QCoreApplication.translate
+    name, _, visits = spec.partition(":")
+    if name == "uct" and visits:
+        return translate("Opponent", "uct:{visits}", "a tree-search bot with this many visits").format(visits=visits)
+    if name == "greedy":
+        return translate("Opponent", "greedy", "a bot taking the best immediate floor difference")
+    if name == "random":
+        return translate("Opponent", "random", "a bot playing random legal moves")
+    return spec
+
+
 @dataclass
 class Opponent:
     spec: str  # a bot spec or a model path
     search: GameSearch | None = None
     bot: _core.Bot | None = None
-    description: str = ""
+    model_description: str = ""  # the evaluator's own words (file, backend, precision)
 
     @property
     def is_model(self) -> bool:
         return self.search is not None
+
+    @property
+    def description(self) -> str:
+        """For the status bar, in the GUI's language at the time of asking."""
+        if self.search is not None:
+            return self.model_description
+        return QCoreApplication.translate("Opponent", "bot {name}").format(name=bot_title(self.spec))
 
 
 def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) -> Opponent:
@@ -46,11 +67,11 @@ def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) 
     saying why `spec` is unusable."""
     player = PlayerSpec.parse(spec)
     if not player.is_network:
-        return Opponent(spec, bot=_core.Bot(player.source), description=f"bot {spec}")
+        return Opponent(spec, bot=_core.Bot(player.source))
     evaluator = load_evaluator(player, threads=network_threads)
     describe = getattr(evaluator, "describe", lambda: Path(player.source).name)()
     search = player.game_search(evaluator, threads=search_threads, cache_mb=64.0)
-    return Opponent(spec, search=search, description=describe)
+    return Opponent(spec, search=search, model_description=describe)
 
 
 class SearchBridge(QObject):

@@ -3,6 +3,7 @@ over the current line, and the top moves with their principal variations.
 
 It only shows what it is given (`show_result`, `set_history`); hovering a row of
 the move table emits `pvHovered` with that move's PV so the board can preview it.
+Every text goes through tr() and is re-set on a LanguageChange (see language.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
 from .. import _core
 from ..search.analysis import AnalysisResult
 
-COLUMNS = ("move", "visits", "win %", "score", "prior %", "PV")
+COLUMNS = 6  # move, visits, win %, score, prior %, PV: headers in AnalysisPanel.retranslate
 
 
 class WdlBar(QWidget):
@@ -39,6 +40,13 @@ class WdlBar(QWidget):
         self.wdl = wdl
         self.update()
 
+    def text(self) -> str:
+        """What the bar writes over itself ("" with no W/D/L)."""
+        if self.wdl is None:
+            return ""
+        win, draw, loss = (f"{100 * share:.0f}" for share in self.wdl)
+        return self.tr("W {win}%  D {draw}%  L {loss}%").format(win=win, draw=draw, loss=loss)
+
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         r = QRectF(self.rect()).adjusted(1, 1, -1, -1)
@@ -50,11 +58,7 @@ class WdlBar(QWidget):
                 p.fillRect(QRectF(x, r.top(), w, r.height()), colour)
                 x += w
             p.setPen(Qt.GlobalColor.white)
-            p.drawText(
-                r,
-                Qt.AlignmentFlag.AlignCenter,
-                f"W {100 * self.wdl[0]:.0f}%  D {100 * self.wdl[1]:.0f}%  L {100 * self.wdl[2]:.0f}%",
-            )
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, self.text())
         p.end()
 
 
@@ -70,6 +74,10 @@ class HistoryChart(QWidget):
     def set_history(self, values: list[float | None], current: int) -> None:
         self.values, self.current = values, current
         self.update()
+
+    def text(self) -> str:
+        """The chart's title, drawn in its top-left corner."""
+        return self.tr("Black win rate")
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
@@ -94,7 +102,7 @@ class HistoryChart(QWidget):
         x = r.left() + self.current * step
         p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()))
         p.setPen(QColor(90, 90, 90))
-        p.drawText(r, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, " Black win rate")
+        p.drawText(r.adjusted(4, 0, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, self.text())
         p.end()
 
 
@@ -107,28 +115,25 @@ class AnalysisPanel(QWidget):
         super().__init__()
         layout = QVBoxLayout(self)
         buttons = QHBoxLayout()
-        self.analyze_button = QPushButton("Analyze")
+        self.analyze_button = QPushButton()
         self.analyze_button.setCheckable(True)
-        self.analyze_button.setToolTip("Search the current position until stopped (A)")
         self.analyze_button.toggled.connect(self.analyzeToggled)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Stop the search now; the AI plays its best move so far (Esc)")
+        self.stop_button = QPushButton()
         self.stop_button.clicked.connect(self.stopClicked)
         buttons.addWidget(self.analyze_button)
         buttons.addWidget(self.stop_button)
         layout.addLayout(buttons)
-        self.summary = QLabel("no analysis")
+        self.summary = QLabel()
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
         self.wdl_bar = WdlBar()
         layout.addWidget(self.wdl_bar)
         self.chart = HistoryChart()
         layout.addWidget(self.chart)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table = QTableWidget(0, COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(COLUMNS - 1, QHeaderView.ResizeMode.Stretch)
         self.setMinimumWidth(380)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -137,23 +142,60 @@ class AnalysisPanel(QWidget):
         self.table.viewport().installEventFilter(self)
         layout.addWidget(self.table, 1)
         self.pvs: list[list[int]] = []
+        self.shown: tuple[AnalysisResult | None, _core.Color | None, str] = (None, None, "")
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Sets every text in the current language (at start and on a LanguageChange)."""
+        self.analyze_button.setText(self.tr("Analyze"))
+        self.analyze_button.setToolTip(self.tr("Search the current position until stopped (A)"))
+        self.stop_button.setText(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Stop the search now; the AI plays its best move so far (Esc)"))
+        headers = (
+            self.tr("move"),
+            self.tr("visits"),
+            self.tr("win %"),
+            self.tr("score"),
+            self.tr("prior %"),
+            self.tr("PV", "principal variation: the line the search expects"),
+        )
+        self.table.setHorizontalHeaderLabels(headers)
+        self.show_result(*self.shown)
+        self.wdl_bar.update()
+        self.chart.update()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def show_result(self, result: AnalysisResult | None, to_move: _core.Color | None = None, note: str = "") -> None:
+        """Shows a search's result (None or no visits: `note`, else "no analysis"); `note` is
+        text in the current language, appended to the summary."""
+        self.shown = (result, to_move, note)
         if result is None or result.visits == 0:
-            self.summary.setText(note or "no analysis")
+            self.summary.setText(note or self.tr("no analysis"))
             self.wdl_bar.set_wdl(None)
             self.table.setRowCount(0)
             self.pvs = []
             return
-        side = "Black" if to_move == _core.Color.BLACK else "White"
+        side = self.tr("Black") if to_move == _core.Color.BLACK else self.tr("White")
         # The bar shows the network's W/D/L at the root when known (the tree keeps win - loss only),
         # else the search's win/loss split.
         wdl = result.root_wdl or (result.winrate, 0.0, 1.0 - result.winrate)
         self.wdl_bar.set_wdl(wdl)
         rate = result.visits / result.seconds if result.seconds > 0 else 0.0
         self.summary.setText(
-            f"{side} to move: win rate {100 * result.winrate:.1f}%, expected score "
-            f"{result.score:+.1f} | {result.visits} visits ({rate:,.0f}/s) {note}"
+            self.tr("{side} to move: win rate {winrate}%, expected score {score} | {visits} visits ({rate}/s) {note}")
+            .format(
+                side=side,
+                winrate=f"{100 * result.winrate:.1f}",
+                score=f"{result.score:+.1f}",
+                visits=result.visits,
+                rate=f"{rate:,.0f}",
+                note=note,
+            )
+            .strip()
         )
         moves = [m for m in result.moves if m["visits"] > 0][:10] or result.moves[:5]
         self.table.setRowCount(len(moves))
@@ -176,7 +218,7 @@ class AnalysisPanel(QWidget):
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
-                    item.setToolTip("the move the AI plays from this search")
+                    item.setToolTip(self.tr("the move the AI plays from this search"))
                 self.table.setItem(row, col, item)
 
     def _hover(self, row: int, column: int) -> None:

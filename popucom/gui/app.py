@@ -1,4 +1,5 @@
-"""Starting the GUI: the `popucom gui` arguments, the thread budget, the QApplication."""
+"""Starting the GUI: the `popucom gui` arguments, the thread budget, the language, the
+QApplication."""
 
 from __future__ import annotations
 
@@ -26,14 +27,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="CPU threads of the network (default: all cores, at most 4)",
     )
     parser.add_argument("--search-threads", type=int, default=1, help="C++ tree-search threads (default 1)")
+    parser.add_argument(
+        "--lang",
+        type=_language_name,
+        help="the GUI's language: en or zh_CN (default: the View > Language choice, else the system locale)",
+    )
+
+
+def _language_name(text: str) -> str:
+    """--lang's type: an unknown name is an argparse error (usage and message, exit 2)."""
+    try:
+        from .language import LanguageError, normalize
+    except ImportError:  # no PySide6: run() says so
+        return text
+    try:
+        return normalize(text)
+    except LanguageError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def run(args: argparse.Namespace) -> int:
     try:
+        from PySide6.QtCore import QSettings
         from PySide6.QtWidgets import QApplication
     except ImportError:
         print("popucom gui: PySide6 is not installed; pip install 'popucom[gui]'", file=sys.stderr)
         return 2
+    from . import language
     from .ai import default_opponent
     from .main_window import MainWindow
 
@@ -46,6 +66,12 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    settings = QSettings("popucom", "gui")  # where View > Language keeps its choice
+    try:
+        chosen = language.choose_language(getattr(args, "lang", None), settings)
+        language.set_language(chosen)
+    except language.LanguageError as e:
+        print(f"popucom gui: {e}; the GUI stays in English", file=sys.stderr)
     try:
         window = MainWindow(
             opponent,
@@ -54,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             seconds=args.seconds,
             network_threads=args.network_threads,
             search_threads=args.search_threads,
+            settings=settings,
         )
     except (ValueError, FileNotFoundError, RuntimeError) as e:
         print(f"popucom gui: cannot use opponent {opponent}: {e}", file=sys.stderr)

@@ -3,6 +3,9 @@
 The window owns the GameTree (the model) and wires the views to it. The AI runs in
 worker threads (ai.SearchBridge); this thread only draws: analysis snapshots are
 kept as they arrive and drawn by a timer at most `REDRAW_HZ` times a second.
+
+Every user-visible text goes through tr() (language.py); `retranslate` sets the fixed texts
+and runs again on a LanguageChange, so View > Language switches the language at run time.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -36,21 +39,23 @@ from PySide6.QtWidgets import (
 from .. import _core
 from ..search.analysis import AnalysisResult
 from ..weights import newest_for_cpu
-from .ai import BOTS, SearchBridge, make_opponent
+from . import language
+from .ai import BOTS, SearchBridge, bot_title, make_opponent
 from .analysis_panel import AnalysisPanel
 from .board_view import BoardWidget
 from .game_tree import GameTree, Node
 from .records import load_game_records, load_sgf, save_sgf
-from .tree_model import GameTreeModel
+from .tree_model import GameTreeModel, node_text
 
+# Mode keys (as `--mode` takes them) and their names, translated where shown.
 MODES = {
-    "human-black": "You (Black) vs AI",
-    "human-white": "You (White) vs AI",
-    "human-human": "Human vs human",
-    "ai-ai": "AI vs AI (watch)",
+    "human-black": QT_TRANSLATE_NOOP("MainWindow", "You (Black) vs AI"),
+    "human-white": QT_TRANSLATE_NOOP("MainWindow", "You (White) vs AI"),
+    "human-human": QT_TRANSLATE_NOOP("MainWindow", "Human vs human"),
+    "ai-ai": QT_TRANSLATE_NOOP("MainWindow", "AI vs AI (watch)"),
 }
 REDRAW_HZ = 10
-OPEN_MODEL = "Open model file…"
+OPEN_MODEL = "<open model file>"  # the opponent list's last entry (its data, not a spec)
 
 
 class MainWindow(QMainWindow):
@@ -62,9 +67,11 @@ class MainWindow(QMainWindow):
         seconds: float | None = None,
         network_threads: int = 1,
         search_threads: int = 1,
+        settings: QSettings | None = None,
     ) -> None:
+        """`settings`, if given, stores the View > Language choice for the next start."""
         super().__init__()
-        self.setWindowTitle("Popucom Zero")
+        self.settings = settings
         self.network_threads, self.search_threads = network_threads, search_threads
         self.tree = GameTree()
         self.token = 0  # identifies the current request to the AI; stale signals are ignored
@@ -81,10 +88,12 @@ class MainWindow(QMainWindow):
         self.redraw_timer.setSingleShot(True)
         self.redraw_timer.timeout.connect(self._draw_latest)
         self._build(mode, visits, seconds)
+        self.retranslate()
         self.refresh()
         self.message(
-            f"opponent: {self.bridge.opponent.description} | threads: search {search_threads} + "
-            f"network {network_threads}"
+            self.tr("opponent: {opponent} | {threads}").format(
+                opponent=self.bridge.opponent.description, threads=self._threads_text()
+            )
         )
 
     # --- layout -----------------------------------------------------------------------
@@ -102,10 +111,10 @@ class MainWindow(QMainWindow):
         self.panel.pvHovered.connect(self.board.set_preview)
         self.panel.analyzeToggled.connect(self.set_analysis)
         self.panel.stopClicked.connect(self.stop)
-        dock = QDockWidget("Analysis", self)
-        dock.setWidget(self.panel)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.analysis_dock = QDockWidget(self)
+        self.analysis_dock.setWidget(self.panel)
+        self.analysis_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.analysis_dock)
 
         self.tree_model = GameTreeModel(self.tree)
         self.tree_view = QTreeView()
@@ -115,32 +124,30 @@ class MainWindow(QMainWindow):
         self.move_list = QListWidget()
         self.move_list.itemClicked.connect(lambda item: self.go_to(self._line[self.move_list.row(item)]))
         self.comment = QPlainTextEdit()
-        self.comment.setPlaceholderText("comment on this move")
         self.comment.textChanged.connect(self._on_comment_changed)
         splitter = QSplitter(Qt.Orientation.Vertical)
         for w in (self.tree_view, self.move_list, self.comment):
             splitter.addWidget(w)
-        dock = QDockWidget("Game", self)
-        dock.setWidget(splitter)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        self.game_dock = QDockWidget(self)
+        self.game_dock.setWidget(splitter)
+        self.game_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.game_dock)
         self._line: list[Node] = []
 
-        bar = QToolBar("Play")
+        self.play_bar = bar = QToolBar()
         self.addToolBar(bar)
         self.mode_box = QComboBox()
-        for key, text in MODES.items():
-            self.mode_box.addItem(text, key)
+        for key in MODES:
+            self.mode_box.addItem("", key)
         self.mode_box.setCurrentIndex(list(MODES).index(mode))
         self.mode_box.currentIndexChanged.connect(self._on_mode_changed)
         bar.addWidget(self.mode_box)
         self.opponent_box = QComboBox()
-        self.opponent_box.setToolTip("The AI: a model (searched) or a baseline bot")
         self._fill_opponents(self.bridge.opponent.spec)
         self.opponent_box.activated.connect(self._on_opponent_chosen)
         bar.addWidget(self.opponent_box)
         self.budget_unit = QComboBox()
-        self.budget_unit.addItems(["visits", "seconds"])
+        self.budget_unit.addItems(["", ""])  # visits, seconds: named in retranslate
         self.visits_box = QSpinBox()
         self.visits_box.setRange(1, 10_000_000)
         self.visits_box.setValue(visits)
@@ -150,59 +157,132 @@ class MainWindow(QMainWindow):
         self.budget_unit.currentIndexChanged.connect(self._on_budget_unit)
         self.budget_unit.setCurrentIndex(1 if seconds else 0)
         self._on_budget_unit()
-        bar.addWidget(QLabel(" per move: "))
+        self.per_move_label = QLabel()
+        bar.addWidget(self.per_move_label)
         bar.addWidget(self.visits_box)
         bar.addWidget(self.seconds_box)
         bar.addWidget(self.budget_unit)
-        bar.addWidget(QLabel("  AI vs AI delay ms: "))
+        self.delay_label = QLabel()
+        bar.addWidget(self.delay_label)
         self.delay_box = QSpinBox()
         self.delay_box.setRange(0, 10_000)
         self.delay_box.setValue(300)
-        self.delay_box.setToolTip("Pause between moves when two AIs play (the watching speed)")
         bar.addWidget(self.delay_box)
-        self.ai_move_action = QAction("AI move", self, shortcut=QKeySequence("Ctrl+G"), triggered=self.ai_move_now)
+        self.ai_move_action = QAction(self, shortcut=QKeySequence("Ctrl+G"), triggered=self.ai_move_now)
         bar.addAction(self.ai_move_action)
 
-        menu = self.menuBar().addMenu("&File")
-        menu.addAction(QAction("&New game", self, shortcut=QKeySequence.StandardKey.New, triggered=self.new_game))
-        menu.addAction(QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open, triggered=self.open_dialog))
-        menu.addAction(QAction("&Save…", self, shortcut=QKeySequence.StandardKey.Save, triggered=self.save_dialog))
-        menu.addAction(QAction("Open &model…", self, triggered=self.open_model_dialog))
-        menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
-        menu = self.menuBar().addMenu("&Go")
-        for text, keys, slot in (
-            ("Back", "Left", self.tree.back),
-            ("Forward", "Right", self.tree.forward),
-            ("Previous variation", "Up", lambda: self.tree.sibling(-1)),
-            ("Next variation", "Down", lambda: self.tree.sibling(+1)),
-            ("Start", "Home", self.tree.to_start),
-            ("End", "End", self.tree.to_end),
-        ):
-            menu.addAction(QAction(text, self, shortcut=QKeySequence(keys), triggered=self._navigator(slot)))
-        menu = self.menuBar().addMenu("&Edit")
-        menu.addAction(
-            QAction(
-                "&Delete this variation",
-                self,
-                shortcut=QKeySequence("Ctrl+Delete"),
-                triggered=lambda: self.delete_node(self.tree.current),
+        # Menus and actions are made here and named in retranslate.
+        def action(menu, shortcut=None, **kwargs) -> QAction:
+            act = QAction(self, **kwargs)
+            if shortcut is not None:
+                act.setShortcut(QKeySequence(shortcut))
+            menu.addAction(act)
+            return act
+
+        self.file_menu = menu = self.menuBar().addMenu("")
+        self.new_action = action(menu, QKeySequence.StandardKey.New, triggered=self.new_game)
+        self.open_action = action(menu, QKeySequence.StandardKey.Open, triggered=self.open_dialog)
+        self.save_action = action(menu, QKeySequence.StandardKey.Save, triggered=self.save_dialog)
+        self.open_model_action = action(menu, triggered=self.open_model_dialog)
+        self.quit_action = action(menu, QKeySequence.StandardKey.Quit, triggered=self.close)
+        self.go_menu = menu = self.menuBar().addMenu("")
+        self.go_actions = [
+            action(menu, keys, triggered=self._navigator(slot))
+            for keys, slot in (
+                ("Left", self.tree.back),
+                ("Right", self.tree.forward),
+                ("Up", lambda: self.tree.sibling(-1)),
+                ("Down", lambda: self.tree.sibling(+1)),
+                ("Home", self.tree.to_start),
+                ("End", self.tree.to_end),
             )
-        )
-        menu.addAction(
-            QAction(
-                "&Promote to main line",
-                self,
-                shortcut=QKeySequence("Ctrl+P"),
-                triggered=lambda: self.promote_node(self.tree.current),
-            )
-        )
-        menu = self.menuBar().addMenu("&Analysis")
-        menu.addAction(
-            QAction("&Analyze", self, shortcut=QKeySequence("A"), triggered=lambda: self.panel.analyze_button.toggle())
-        )
-        menu.addAction(QAction("&Stop", self, shortcut=QKeySequence("Esc"), triggered=self.stop))
-        self.threads_label = QLabel(f"threads: search {self.search_threads} + network {self.network_threads}")
+        ]
+        self.edit_menu = menu = self.menuBar().addMenu("")
+        self.delete_action = action(menu, "Ctrl+Delete", triggered=lambda: self.delete_node(self.tree.current))
+        self.promote_action = action(menu, "Ctrl+P", triggered=lambda: self.promote_node(self.tree.current))
+        self.analysis_menu = menu = self.menuBar().addMenu("")
+        self.analyze_action = action(menu, "A", triggered=lambda: self.panel.analyze_button.toggle())
+        self.stop_action = action(menu, "Esc", triggered=self.stop)
+        self.view_menu = self.menuBar().addMenu("")
+        self.language_menu = self.view_menu.addMenu("")
+        group = QActionGroup(self)
+        self.language_actions: dict[str, QAction] = {}
+        for key, name in language.LANGUAGES.items():  # each named in its own language, never translated
+            act = action(self.language_menu, text=name, checkable=True)
+            act.setChecked(key == language.current_language())
+            act.triggered.connect(lambda _=False, key=key: self.choose_language(key))
+            group.addAction(act)
+            self.language_actions[key] = act
+        self.threads_label = QLabel()
         self.statusBar().addPermanentWidget(self.threads_label)
+
+    def retranslate(self) -> None:
+        """Sets every fixed text in the current language (at start and on a LanguageChange);
+        texts that follow the game (the info line, the move list) are redrawn by refresh."""
+        self.setWindowTitle(self.tr("Popucom Zero"))
+        self.analysis_dock.setWindowTitle(self.tr("Analysis"))
+        self.game_dock.setWindowTitle(self.tr("Game", "the dock holding the game tree, move list and comment"))
+        self.comment.setPlaceholderText(self.tr("comment on this move"))
+        self.play_bar.setWindowTitle(self.tr("Play"))
+        for i, key in enumerate(MODES):
+            self.mode_box.setItemText(i, QCoreApplication.translate("MainWindow", MODES[key]))
+        self.opponent_box.setToolTip(self.tr("The AI: a model (searched) or a baseline bot"))
+        self._fill_opponents(self.bridge.opponent.spec)
+        self.budget_unit.setItemText(0, self.tr("visits"))
+        self.budget_unit.setItemText(1, self.tr("seconds"))
+        self.per_move_label.setText(self.tr(" per move: "))
+        self.delay_label.setText(self.tr("  AI vs AI delay ms: "))
+        self.delay_box.setToolTip(self.tr("Pause between moves when two AIs play (the watching speed)"))
+        self.ai_move_action.setText(self.tr("AI move"))
+        self.file_menu.setTitle(self.tr("&File"))
+        self.new_action.setText(self.tr("&New game"))
+        self.open_action.setText(self.tr("&Open…"))
+        self.save_action.setText(self.tr("&Save…"))
+        self.open_model_action.setText(self.tr("Open &model…"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.go_menu.setTitle(self.tr("&Go"))
+        names = (
+            self.tr("Back"),
+            self.tr("Forward"),
+            self.tr("Previous variation"),
+            self.tr("Next variation"),
+            self.tr("Start", "go to the start of the game"),
+            self.tr("End", "go to the end of the line"),
+        )
+        for act, name in zip(self.go_actions, names):
+            act.setText(name)
+        self.edit_menu.setTitle(self.tr("&Edit"))
+        self.delete_action.setText(self.tr("&Delete this variation"))
+        self.promote_action.setText(self.tr("&Promote to main line"))
+        self.analysis_menu.setTitle(self.tr("&Analysis"))
+        self.analyze_action.setText(self.tr("&Analyze"))
+        self.stop_action.setText(self.tr("&Stop"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        self.threads_label.setText(self._threads_text())
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+            self.refresh()
+        super().changeEvent(event)
+
+    def choose_language(self, key: str) -> bool:
+        """View > Language: switches now (every text is re-set) and stores the choice."""
+        try:
+            language.set_language(key)
+        except language.LanguageError as e:
+            self.message(str(e))
+            self.language_actions[language.current_language()].setChecked(True)
+            return False
+        language.store_language(self.settings, key)
+        self.language_actions[key].setChecked(True)
+        return True
+
+    def _threads_text(self) -> str:
+        return self.tr("threads: search {search} + network {network}").format(
+            search=self.search_threads, network=self.network_threads
+        )
 
     def _fill_opponents(self, current: str) -> None:
         box = self.opponent_box
@@ -212,8 +292,8 @@ class MainWindow(QMainWindow):
         if current not in specs:
             specs.insert(0, current)
         for spec in specs:
-            box.addItem(Path(spec).name if Path(spec).suffix else spec, spec)
-        box.addItem(OPEN_MODEL, OPEN_MODEL)
+            box.addItem(Path(spec).name if Path(spec).suffix else bot_title(spec), spec)
+        box.addItem(self.tr("Open model file…"), OPEN_MODEL)
         box.setCurrentIndex(specs.index(current))
 
     # --- state shown ------------------------------------------------------------------
@@ -222,7 +302,7 @@ class MainWindow(QMainWindow):
         return self.mode_box.currentData()
 
     def budget(self) -> tuple[int | None, float | None]:
-        if self.budget_unit.currentText() == "seconds":
+        if self.budget_unit.currentIndex() == 1:  # seconds
             return None, self.seconds_box.value()
         return self.visits_box.value(), None
 
@@ -242,15 +322,24 @@ class MainWindow(QMainWindow):
         self.board.set_position(pos, node.move)
         self.board.set_heat(None)
         b_left, w_left = pos.moves_left
-        turn = (
-            "game over: " + self._result_text(pos)
-            if pos.is_over
-            else f"{'Black' if pos.to_move == _core.Color.BLACK else 'White'} to move"
-        )
+        if pos.is_over:
+            turn = self.tr("game over: {result}").format(result=self._result_text(pos))
+        elif pos.to_move == _core.Color.BLACK:
+            turn = self.tr("Black to move")
+        else:
+            turn = self.tr("White to move")
         self.info.setText(
-            f"Black ● {b_left} left, {bin(pos.floors(_core.Color.BLACK)).count('1')} floors   |   "
-            f"White ○ {w_left} left, {bin(pos.floors(_core.Color.WHITE)).count('1')} floors   |   "
-            f"komi {pos.komi}   |   {turn}"
+            self.tr(
+                "Black ● {black_left} left, {black_floors} floors   |   "
+                "White ○ {white_left} left, {white_floors} floors   |   komi {komi}   |   {turn}"
+            ).format(
+                black_left=b_left,
+                black_floors=bin(pos.floors(_core.Color.BLACK)).count("1"),
+                white_left=w_left,
+                white_floors=bin(pos.floors(_core.Color.WHITE)).count("1"),
+                komi=pos.komi,
+                turn=turn,
+            )
         )
         self.tree_model.refresh()
         self.tree_view.expandAll()
@@ -258,7 +347,7 @@ class MainWindow(QMainWindow):
         self._line = self.tree.current_line()
         self.move_list.blockSignals(True)
         self.move_list.clear()
-        self.move_list.addItems([n.label() + ("  ✎" if n.comment else "") for n in self._line])
+        self.move_list.addItems([node_text(n) + ("  ✎" if n.comment else "") for n in self._line])
         self.move_list.setCurrentRow(self._line.index(node))
         self.move_list.blockSignals(False)
         self.comment.blockSignals(True)
@@ -273,50 +362,68 @@ class MainWindow(QMainWindow):
             note = ""
             if node.analysis:
                 a = node.analysis
-                note = (
-                    f"stored analysis: Black win rate {100 * a['black_winrate']:.1f}%, "
-                    f"score {a['black_score']:+.1f} ({int(a['visits'])} visits)"
+                note = self.tr("stored analysis: Black win rate {winrate}%, score {score} ({visits} visits)").format(
+                    winrate=f"{100 * a['black_winrate']:.1f}", score=f"{a['black_score']:+.1f}", visits=int(a["visits"])
                 )
             self.panel.show_result(None, note=note)
 
-    @staticmethod
-    def _result_text(pos: _core.Position) -> str:
+    def _result_text(self, pos: _core.Position) -> str:
         margin = pos.score + pos.komi
-        how = "no legal move" if pos.end_reason == _core.EndReason.NO_LEGAL_MOVE else f"floors {margin:+d}"
-        return {
-            _core.Result.BLACK_WIN: "Black wins",
-            _core.Result.WHITE_WIN: "White wins",
-            _core.Result.DRAW: "draw",
-        }.get(pos.result, "?") + f" ({how})"
+        if pos.end_reason == _core.EndReason.NO_LEGAL_MOVE:
+            how = self.tr("no legal move")
+        else:
+            how = self.tr("floors {margin}").format(margin=f"{margin:+d}")
+        winner = {
+            _core.Result.BLACK_WIN: self.tr("Black wins"),
+            _core.Result.WHITE_WIN: self.tr("White wins"),
+            _core.Result.DRAW: self.tr("draw"),
+        }.get(pos.result, "?")
+        return self.tr("{winner} ({how})").format(winner=winner, how=how)
 
     # --- playing ----------------------------------------------------------------------
     def on_square(self, square: int) -> None:
         pos = self.tree.position
         name = _core.square_to_text(square)
         if self.thinking_for is not None:
-            self.message(f"The AI is thinking: wait, or press Stop to make it move now ({name} not played)")
+            self.message(
+                self.tr("The AI is thinking: wait, or press Stop to make it move now ({square} not played)").format(
+                    square=name
+                )
+            )
         elif pos.is_over:
-            self.message(f"The game is over ({self._result_text(pos)}); go back to try another move")
+            self.message(
+                self.tr("The game is over ({result}); go back to try another move").format(
+                    result=self._result_text(pos)
+                )
+            )
         elif self.is_ai_turn():
             self.message(
-                f"It is the AI's turn in this mode: press 'AI move' (Ctrl+G) or change the mode ({name} not played)"
+                self.tr(
+                    "It is the AI's turn in this mode: press 'AI move' (Ctrl+G) or change the mode "
+                    "({square} not played)"
+                ).format(square=name)
             )
         elif not pos.is_legal(square):
-            self.message(f"{name} is illegal: {pos.illegal_reason(square)}")
+            # The two reasons a square on the board of a game in progress is refused (RULES.md).
+            if pos.stone_at(square) is not None:
+                why = self.tr("{square} is illegal: it already holds a stone")
+            else:
+                why = self.tr("{square} is illegal: it is painted in the opponent's colour")
+            self.message(why.format(square=name))
         else:
             self.play(square)
 
     def play(self, move: int) -> None:
         self._cancel()
         node = self.tree.play(move)
-        self.message(f"{node.label()}")
+        self.message(node_text(node))
         self.refresh()
         self._after_move()
 
     def _after_move(self) -> None:
         pos = self.tree.position
         if pos.is_over:
-            self.message(f"Game over: {self._result_text(pos)}")
+            self.message(self.tr("Game over: {result}").format(result=self._result_text(pos)))
             self.panel.analyze_button.setChecked(False)
         elif self.is_ai_turn():
             if self.mode == "ai-ai" and self.delay_box.value() > 0:
@@ -334,15 +441,22 @@ class MainWindow(QMainWindow):
     def ai_move_now(self) -> None:
         """Lets the AI choose a move for the side to move at the current node."""
         if self.tree.position.is_over:
-            self.message("The game is over")
+            self.message(self.tr("The game is over"))
             return
         self._cancel()
         self.token += 1
         self.thinking_for = self.analysing = self.tree.current
         visits, seconds = self.budget()
         self.bridge.think(self.tree.position, self.token, visits, seconds)
-        budget = f"{visits} visits" if visits else f"{seconds:g} s"
-        self.message(f"AI ({self.bridge.opponent.description}) is thinking: {budget}")
+        if visits:
+            budget = self.tr("{visits} visits").format(visits=visits)
+        else:
+            budget = self.tr("{seconds} s").format(seconds=f"{seconds:g}")
+        self.message(
+            self.tr("AI ({opponent}) is thinking: {budget}").format(
+                opponent=self.bridge.opponent.description, budget=budget
+            )
+        )
 
     def _on_move_chosen(self, move: int, result: AnalysisResult | None, token: int) -> None:
         if token != self.token or self.thinking_for is None:
@@ -357,8 +471,17 @@ class MainWindow(QMainWindow):
         if search is not None and search.position == node.position:
             search.play(move)  # keep the subtree: the reply then starts from what was searched
         self.refresh()
-        detail = f" ({result.visits} visits, win rate {100 * result.winrate:.0f}%)" if result else ""
-        self.message(f"AI played {_core.square_to_text(move)}{detail}")
+        if result is not None:
+            text = self.tr("AI played {move} ({visits} visits, win rate {winrate}%)")
+        else:
+            text = self.tr("AI played {move}")
+        self.message(
+            text.format(
+                move=_core.square_to_text(move),
+                visits=result.visits if result else 0,
+                winrate=f"{100 * result.winrate:.0f}" if result else "",
+            )
+        )
         self._after_move()
 
     def _on_failed(self, error: str, token: int) -> None:
@@ -366,7 +489,7 @@ class MainWindow(QMainWindow):
             return
         self.thinking_for = self.analysing = None
         self.panel.analyze_button.setChecked(False)
-        self.message(f"The AI failed: {error}")
+        self.message(self.tr("The AI failed: {error}").format(error=error))
 
     # --- analysis ---------------------------------------------------------------------
     def set_analysis(self, on: bool) -> None:
@@ -375,7 +498,7 @@ class MainWindow(QMainWindow):
                 self._cancel()
             return
         if not self.bridge.opponent.is_model:
-            self.message("Analysis needs a model: choose one as the opponent (or open a model file)")
+            self.message(self.tr("Analysis needs a model: choose one as the opponent (or open a model file)"))
             self.panel.analyze_button.setChecked(False)
             return
         if self.thinking_for is None:
@@ -383,7 +506,7 @@ class MainWindow(QMainWindow):
 
     def _start_analysis(self) -> None:
         if self.tree.position.is_over:
-            self.message("The game is over: nothing to analyse")
+            self.message(self.tr("The game is over: nothing to analyse"))
             return
         self._cancel()
         self.token += 1
@@ -431,7 +554,7 @@ class MainWindow(QMainWindow):
         if self.thinking_for is not None:
             self.bridge.stop()  # the final result comes back as moveChosen
             if not self.bridge.opponent.is_model:
-                self.message("A bot's move cannot be interrupted; it is almost done")
+                self.message(self.tr("A bot's move cannot be interrupted; it is almost done"))
         else:
             self.panel.analyze_button.setChecked(False)
             self._cancel()
@@ -468,30 +591,29 @@ class MainWindow(QMainWindow):
             self.go_to(node)
 
     def delete_node(self, node: Node) -> None:
-        try:
-            self._cancel()
-            self.tree.delete(node)
-        except ValueError as e:
-            self.message(str(e))
+        if node.parent is None:  # GameTree.delete refuses it too, in English
+            self.message(self.tr("The start of the game cannot be deleted"))
             return
+        self._cancel()
+        self.tree.delete(node)
         self._navigated()
 
     def promote_node(self, node: Node) -> None:
         self.tree.promote(node)
         self.refresh()
-        self.message("The line through this move is now the main line")
+        self.message(self.tr("The line through this move is now the main line"))
 
     def _on_comment_changed(self) -> None:
         self.tree.current.comment = self.comment.toPlainText()
 
     def _on_mode_changed(self) -> None:
         self._cancel()
-        self.message(f"Mode: {MODES[self.mode]}")
+        self.message(self.tr("Mode: {mode}").format(mode=QCoreApplication.translate("MainWindow", MODES[self.mode])))
         if self.mode == "ai-ai" and not self.tree.position.is_over:
             self.ai_move_now()
 
     def _on_budget_unit(self) -> None:
-        seconds = self.budget_unit.currentText() == "seconds"
+        seconds = self.budget_unit.currentIndex() == 1
         self.seconds_box.setVisible(seconds)
         self.visits_box.setVisible(not seconds)
 
@@ -501,13 +623,13 @@ class MainWindow(QMainWindow):
         try:
             opponent = make_opponent(spec, self.network_threads, self.search_threads)
         except (ValueError, FileNotFoundError, RuntimeError) as e:
-            self.message(f"Cannot use {spec} as the AI: {e}")
+            self.message(self.tr("Cannot use {spec} as the AI: {error}").format(spec=spec, error=e))
             self._fill_opponents(self.bridge.opponent.spec)
             return False
         self._cancel()
         self.bridge.set_opponent(opponent)
         self._fill_opponents(spec)
-        self.message(f"AI: {opponent.description}")
+        self.message(self.tr("AI: {opponent}").format(opponent=opponent.description))
         return True
 
     def _on_opponent_chosen(self, index: int) -> None:
@@ -520,12 +642,12 @@ class MainWindow(QMainWindow):
     def open_model_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self,
-            "Open a model",
+            self.tr("Open a model"),
             "weights" if Path("weights").is_dir() else "",
-            "Models (*.onnx *.pt *.pth *.plan *.engine);;All files (*)",
+            self.tr("Models (*.onnx *.pt *.pth *.plan *.engine);;All files (*)"),
         )
         if path and not self.set_opponent(path):
-            QMessageBox.warning(self, "Not a usable model", self.last_message)
+            QMessageBox.warning(self, self.tr("Not a usable model"), self.last_message)
         elif not path:
             self._fill_opponents(self.bridge.opponent.spec)
 
@@ -550,42 +672,72 @@ class MainWindow(QMainWindow):
                 games = load_game_records(path)
                 tree = pick(games) if pick is not None and len(games) > 1 else games[0][1]
                 if tree is None:
-                    self.message("Open cancelled: the game in progress is kept")
+                    self.message(self.tr("Open cancelled: the game in progress is kept"))
                     return False
             else:
                 tree = load_sgf(path)
         except (ValueError, json.JSONDecodeError) as e:
-            self.message(f"Cannot open {path.name}: {e}")
+            self.message(self.tr("Cannot open {name}: {error}").format(name=path.name, error=e))
             return False
         self.set_tree(tree)
-        self.message(f"Opened {path.name}")
+        self.message(self.tr("Opened {name}").format(name=path.name))
         return True
 
     def _pick_game(self, games: list[tuple[str, GameTree]]) -> GameTree | None:
-        titles = [title for title, _ in games]
-        title, ok = QInputDialog.getItem(self, "Choose a game", f"{len(games)} games in the file:", titles, 0, False)
+        titles = []
+        for number, (_, tree) in enumerate(games, 1):
+            info = tree.properties
+            titles.append(
+                self.tr("{number}: {black} vs {white}, {result}, {moves} moves").format(
+                    number=number,
+                    black=info.get("PB") or "?",
+                    white=info.get("PW") or "?",
+                    result=info.get("RE", ""),
+                    moves=len(tree.main_line()) - 1,
+                )
+            )
+        title, ok = QInputDialog.getItem(
+            self,
+            self.tr("Choose a game"),
+            self.tr("{count} games in the file:").format(count=len(games)),
+            titles,
+            0,
+            False,
+        )
         return games[titles.index(title)][1] if ok else None
 
     def save_path(self, path: str | Path) -> bool:
         try:
             save_sgf(self.tree, path)
         except (ValueError, OSError) as e:
-            self.message(f"Cannot save {path}: {e}")
+            self.message(self.tr("Cannot save {path}: {error}").format(path=path, error=e))
             return False
-        self.message(f"Saved {Path(path).name}")
+        self.message(self.tr("Saved {name}").format(name=Path(path).name))
         return True
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open a game", "", "Games (*.sgf *.jsonl);;SGF (*.sgf);;Game records (*.jsonl)"
+            self,
+            self.tr("Open a game"),
+            "",
+            self.tr("Games (*.sgf *.jsonl);;SGF (*.sgf);;Game records (*.jsonl)"),
         )
-        if path and not self.open_path(path, pick=self._pick_game) and self.last_message.startswith("Cannot"):
-            QMessageBox.warning(self, "Cannot open", self.last_message)
+        if not path:
+            return
+        cancelled = []
+
+        def pick(games: list[tuple[str, GameTree]]) -> GameTree | None:
+            tree = self._pick_game(games)
+            cancelled.append(tree is None)
+            return tree
+
+        if not self.open_path(path, pick=pick) and not any(cancelled):
+            QMessageBox.warning(self, self.tr("Cannot open"), self.last_message)
 
     def save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save the game", "game.sgf", "SGF (*.sgf)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save the game"), "game.sgf", "SGF (*.sgf)")
         if path and not self.save_path(path):
-            QMessageBox.warning(self, "Cannot save", self.last_message)
+            QMessageBox.warning(self, self.tr("Cannot save"), self.last_message)
 
     # --- closing ----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -9,16 +9,28 @@ that variation's line. Every game-tree node is exactly one row:
   - any other child (a variation head) is a row under its parent, after the
     parent's own line rows if the parent heads a variation.
 Trees here are small (at most 50 plies deep), so rows are found by walking.
+`node_text` is a node's label in the GUI's language (the move list uses it too).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from .. import _core
 from .game_tree import GameTree, Node
 
 Index = QModelIndex | QPersistentModelIndex
+
+
+def node_text(node: Node) -> str:
+    """`start`, or the move number, the mover and the square: `3. B c3` (Node.label, translated)."""
+    translate = QCoreApplication.translate
+    if node.move is None:
+        return translate("GameTree", "start", "the empty board before the first move")
+    black = node.parent.position.to_move == _core.Color.BLACK
+    colour = translate("GameTree", "B", "Black's move") if black else translate("GameTree", "W", "White's move")
+    return f"{node.depth}. {colour} {_core.square_to_text(node.move)}"
 
 
 def _line_rest(node: Node) -> list[Node]:
@@ -96,9 +108,10 @@ class GameTreeModel(QAbstractItemModel):
         if node is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            text = node.label()
+            text = node_text(node)
             if node.is_variation_head:
-                text += f"  (variation {node.parent.children.index(node)})"
+                number = node.parent.children.index(node)
+                text += "  " + QCoreApplication.translate("GameTree", "(variation {number})").format(number=number)
             return text + ("  ✎" if node.comment else "")
         if role == Qt.ItemDataRole.ToolTipRole and node.comment:
             return node.comment

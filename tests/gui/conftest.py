@@ -31,7 +31,7 @@ def make_window(qtbot):
     return make
 
 
-def show_analysis(window, visits: int = 200) -> None:
+def _show_analysis(window, visits: int = 200) -> None:
     """Draws a real search of the current node through the window's own path (as a snapshot
     from the AI would arrive), stores shorter searches on the nodes before it so the win-rate
     chart has a line, and previews the top move's principal variation on the board."""
@@ -50,6 +50,13 @@ def show_analysis(window, visits: int = 200) -> None:
 
 
 @pytest.fixture
+def show_analysis():
+    """show_analysis(window, visits=200): a real search of the current node, drawn as the AI's
+    snapshots are, with the win-rate chart filled and the top PV previewed."""
+    return _show_analysis
+
+
+@pytest.fixture
 def midgame_window(make_window):
     """A human-human window at MIDGAME (last move f6) with an analysis and a PV preview shown."""
     from popucom.gui.game_tree import GameTree
@@ -58,7 +65,7 @@ def midgame_window(make_window):
     tree = GameTree.from_moves(MIDGAME)
     tree.to_end()
     window.set_tree(tree)
-    show_analysis(window)
+    _show_analysis(window)
     return window
 
 
