@@ -1,5 +1,5 @@
 """Starting the GUI: the `popucom gui` arguments, the thread budget, the language, the
-QApplication."""
+QApplication (after checking that Qt's platform plugin can load: qt_platform.py)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,13 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print("popucom gui: PySide6 is not installed; pip install 'popucom[gui]'", file=sys.stderr)
         return 2
+    from .qt_platform import check_xcb
+
+    if QApplication.instance() is None:
+        problem = check_xcb()
+        if problem is not None:  # Qt would abort the process, naming at most one package
+            print(problem, file=sys.stderr)
+            return 2
     from . import language
     from .ai import default_opponent
     from .main_window import MainWindow
