@@ -57,7 +57,9 @@ class Opponent:
     def description(self) -> str:
         """For the status bar, in the GUI's language at the time of asking."""
         if self.search is not None:
-            return self.model_description
+            return QCoreApplication.translate("Opponent", "{model} on {backend}").format(
+                model=Path(self.spec).name, backend=self.model_description
+            )
         return QCoreApplication.translate("Opponent", "bot {name}").format(name=bot_title(self.spec))
 
 

@@ -258,7 +258,11 @@ def test_english_is_the_default_for_an_english_locale(make_window, tmp_path) -> 
 
 
 def test_the_system_locale_picks_the_language() -> None:
-    code = "from popucom.gui.language import system_language; print(system_language())"
+    # language.py alone (it needs only Qt), not through the popucom package, which loads torch.
+    code = (
+        "import importlib.util as u; s = u.spec_from_file_location('language', %r); m = u.module_from_spec(s); "
+        "s.loader.exec_module(m); print(m.system_language())" % language.__file__
+    )
     for env, expected in (({"LANG": "en_US.UTF-8"}, "en"), ({"LANG": "zh_CN.UTF-8"}, "zh_CN")):
         clean = {k: v for k, v in os.environ.items() if k not in ("LANG", "LANGUAGE") and not k.startswith("LC_")}
         out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True)

@@ -470,6 +470,10 @@
         <translation>随机（random）</translation>
     </message>
     <message>
+        <source>{model} on {backend}</source>
+        <translation>{model}，运行于 {backend}</translation>
+    </message>
+    <message>
         <source>bot {name}</source>
         <translation>机器人 {name}</translation>
     </message>
