@@ -5,8 +5,10 @@ GUI's default thread budget (1 network thread + 1 search thread). One JSON line.
 The model is the newest weights/*.onnx if there is one, else the `small` preset with
 random weights (the same network cost; random weights are fine for timing).
 
-Usage: python bench/gui_search.py [--visits 800] [--repeats 3] [--screenshot docs/screenshot.png]
---screenshot also renders the main window offscreen during an analysis and saves it.
+Usage: python bench/gui_search.py [--visits 800] [--repeats 3] [--backend auto] [--screenshot docs/gui_en.png]
+--backend is the inference backend (popucom.infer.factory; auto, the GUI's, picks the fastest
+here); the line names the one that ran. --screenshot also renders the main window offscreen
+during an analysis and saves it.
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ def model_path(workdir: Path) -> Path:
     return export_onnx(PopucomNet(preset("small")).eval(), workdir / "small-random.onnx")
 
 
-def time_search(path: Path, visits: int, repeats: int, threads: int) -> dict:
+def time_search(path: Path, visits: int, repeats: int, threads: int, backend: str = "auto") -> dict:
     from popucom.infer import load_evaluator
     from popucom.search import GameSearch
 
-    evaluator = load_evaluator(path, threads=threads)
+    evaluator = load_evaluator(path, backend=backend, threads=threads)
     evaluator(__import__("numpy").zeros((16, 12, 9, 9), "float32"))  # warm-up (session start-up)
     move_s, first_s = [], []
     for r in range(repeats):
@@ -57,6 +59,7 @@ def time_search(path: Path, visits: int, repeats: int, threads: int) -> dict:
         first_s.append(time.perf_counter() - start)
         gs.stop()
     return {
+        "backend": getattr(evaluator, "describe", lambda: backend)(),
         "visits": result.visits,
         "move_s": statistics.median(move_s),
         "first_update_ms": 1000 * statistics.median(first_s),
@@ -112,6 +115,7 @@ def main() -> None:
         help="network threads (default: the GUI's, all cores up to 4)",
     )
     parser.add_argument("--model", type=Path, help="default: the newest shipped model, else a random small one")
+    parser.add_argument("--backend", default="auto", help="inference backend (default auto, as the GUI)")
     parser.add_argument("--screenshot", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,7 +125,7 @@ def main() -> None:
             "model": path.name,
             "network_threads": args.threads,
             "search_threads": 1,
-            **time_search(path, args.visits, args.repeats, args.threads),
+            **time_search(path, args.visits, args.repeats, args.threads, args.backend),
         }
         if args.screenshot:
             screenshot(path, args.screenshot)

@@ -18,11 +18,13 @@ Candidates, interleaved round by round so that load from other processes hits al
                  (popucom.infer.precision; only where the CPU has bf16 arithmetic)
   torch_bf16_dots  that, and the attention kernel's logits and value sums as bf16 dot products
                  (AVX512-BF16)
-  native         the whole network in one C++ call (popucom.nn.native), bf16 products and dots,
-                 pieces of 8 positions on `threads` threads: the torch backend's default where
-                 the CPU has AVX512-BF16
-  native_fp32    the same in float32 (AVX-512): the default where the CPU has AVX-512 but not
+  native         the whole network in one C++ call (the native backend), bf16 products and dots,
+                 pieces of 8 positions on `threads` threads: what `auto` runs a checkpoint on
+                 where the CPU has AVX512-BF16
+  native_fp32    the same in float32 (AVX-512): `auto` where the CPU has AVX-512 but not
                  AVX512-BF16, or with POPUCOM_CPU_MATMUL=fp32
+  openvino       OpenVINO on the exported model, fp32, one stream of `threads` threads (the
+                 openvino backend): `auto` on a CPU without AVX-512; only where it is installed
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
                  activations quantised per call)
@@ -32,6 +34,7 @@ Also: the mHC net's time over the same net without mHC (optimised and reference)
 
 import argparse
 import copy
+import importlib.util
 import json
 import statistics
 import tempfile
@@ -40,9 +43,11 @@ from pathlib import Path
 
 import torch
 
+from popucom import _core
 from popucom.benchmarks import machine_info
 from popucom.data.positions import random_features
 from popucom.infer.onnx_backend import OnnxEvaluator
+from popucom.infer.openvino_backend import OpenVinoEvaluator
 from popucom.infer.precision import cpu_has_bf16
 from popucom.infer.threads import onnx_session_options, set_torch_threads
 from popucom.infer.torch_backend import TorchEvaluator
@@ -105,7 +110,7 @@ def main() -> None:
     torch.manual_seed(0)
     net = load_network(args.model) if args.model else PopucomNet(preset(args.preset)).eval()
     onnx_path = export_onnx(net, Path(tempfile.mkdtemp(prefix="popucom-bench-")) / "model.onnx")
-    evaluator = TorchEvaluator(net, threads=threads, cpu_matmul="fp32", native="off")
+    evaluator = TorchEvaluator(net, threads=threads, cpu_matmul="fp32")
 
     def reference(x):
         with torch.inference_mode():
@@ -153,11 +158,13 @@ def main() -> None:
                 return evaluator.run_all(x)
 
         candidates["torch_bf16"] = bf16
-        products = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16", native="off")
+        products = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
         products.model.net.set_inference_matmul_dtype(torch.bfloat16, attention_dots=torch.float32)
         candidates["torch_bf16_products"] = products.run_all
-        dots = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16", native="off")
+        dots = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
         candidates["torch_bf16_dots"] = dots.run_all
+    if wanted("openvino") and importlib.util.find_spec("openvino") is not None:
+        candidates["openvino"] = OpenVinoEvaluator(onnx_path, threads=threads).run_all
     if native_forward_refusal(net, bf16=True) is None:
         candidates["native"] = NativeForward(copy.deepcopy(net), threads=threads, bf16=True)
     if native_forward_refusal(net, bf16=False) is None:
@@ -203,6 +210,7 @@ def main() -> None:
                 "evals_per_s": table,
                 "speedup_vs_reference": speedup,
                 "bf16_hardware": cpu_has_bf16(),
+                "cpu_level": _core.cpu_level(),
                 "torch_compile_seconds": compile_seconds,
                 "onnx_int8_max_policy_logit_error": int8_error,
                 "mhc_cost_batch32": {

@@ -1,16 +1,19 @@
-"""bf16 against fp32 in CPU inference (popucom.infer.precision): ONE JSON line.
+"""Two CPU inference paths of one checkpoint against each other: precision (bf16 against fp32,
+popucom.infer.precision) or backend (OpenVINO or the native forward against torch). ONE JSON line.
 
     python bench/precision.py --model weights/popucom-small-v9.pt [--pair fp32 bf16] [--games 400]
                               [--visits 50] [--threads 2]
 
-The same checkpoint twice through the torch backend, in two of these precisions (--pair A B,
-B is the one scored):
-  fp32           fp32 everywhere
-  bf16-products  bf16 operands in the sub-layers' matrix products, the rest fp32
+The same checkpoint twice, through two of these paths (--pair A B, B is the one scored):
+  fp32           the torch backend, fp32 everywhere
+  bf16-products  the torch backend with bf16 operands in the sub-layers' matrix products, the rest fp32
   bf16           that, and the attention kernel's logits and value sums as bf16 dot products
                  (AVX512-BF16; csrc/nn/pope_attention_dots.cpp), through torch
-  native         the same arithmetic as the whole network in one C++ call (popucom.nn.native):
-                 the default where the CPU has AVX512-BF16
+  native         the same arithmetic as the whole network in one C++ call (the native backend):
+                 what `auto` runs where the CPU has AVX512-BF16
+  native-fp32    the native backend in fp32 products (AVX-512)
+  openvino       the openvino backend (fp32) on the checkpoint exported to ONNX: what `auto` runs
+                 on a CPU without AVX-512
 Reported:
   speed   network evaluations/s of each at batch 16, 32 and 192 on `threads` threads (the two
           interleaved round by round, medians of `repeats`), and their ratio;
@@ -19,12 +22,13 @@ Reported:
           two pick the same top move;
   strength the two head to head at `visits`, colours swapped, komi 0, 2-ply random openings,
           `games` games: B's score with a 95% interval bootstrapped over openings.
-Needs a CPU with bf16 arithmetic (AVX512-BF16 or AMX).
+A pair with a bf16 path needs a CPU with bf16 arithmetic (AVX512-BF16 or AMX).
 """
 
 import argparse
 import copy
 import json
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,13 +37,18 @@ import torch
 from inference import rates  # bench/inference.py and bench/strength.py: this script's folder is on sys.path
 from strength import head_to_head
 
+from popucom import _core
 from popucom.arena.match import make_openings, play_match
 from popucom.arena.players import Player
 from popucom.benchmarks import machine_info
 from popucom.data.positions import random_features
+from popucom.infer.contract import Evaluator
+from popucom.infer.native_backend import NativeEvaluator
+from popucom.infer.openvino_backend import OpenVinoEvaluator
 from popucom.infer.precision import cpu_has_bf16
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn.checkpoint import load_network
+from popucom.nn.export import export_onnx
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -47,7 +56,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return z / z.sum(-1, keepdims=True)
 
 
-def output_differences(first: TorchEvaluator, second: TorchEvaluator, positions: int = 1024) -> dict:
+def output_differences(first: Evaluator, second: Evaluator, positions: int = 1024) -> dict:
     x = random_features(positions, seed=7, komi_range=5)
     a, b = first.run_all(x), second.run_all(x)
     policy_a, policy_b = softmax(a["policy_logits"]), softmax(b["policy_logits"])
@@ -62,18 +71,25 @@ def output_differences(first: TorchEvaluator, second: TorchEvaluator, positions:
     }
 
 
-# precision -> (cpu_matmul, the attention kernel's dot products, the native forward)
-PRECISIONS = {
-    "fp32": ("fp32", torch.float32, "off"),
-    "bf16-products": ("bf16", torch.float32, "off"),
-    "bf16": ("bf16", torch.bfloat16, "off"),
-    "native": ("bf16", torch.bfloat16, "auto"),
+# torch paths: name -> (cpu_matmul, the attention kernel's dot products)
+TORCH_PRECISIONS = {
+    "fp32": ("fp32", torch.float32),
+    "bf16-products": ("bf16", torch.float32),
+    "bf16": ("bf16", torch.bfloat16),
 }
+NATIVE_PRECISIONS = {"native": "bf16", "native-fp32": "fp32"}
+PATHS = (*TORCH_PRECISIONS, *NATIVE_PRECISIONS, "openvino")
+BF16_PATHS = ("bf16-products", "bf16", "native")
 
 
-def evaluator(net: torch.nn.Module, precision: str, threads: int) -> TorchEvaluator:
-    matmul, dots, native = PRECISIONS[precision]
-    made = TorchEvaluator(net, threads=threads, cpu_matmul=matmul, native=native)
+def evaluator(net: torch.nn.Module, path: str, threads: int, workdir: Path) -> Evaluator:
+    """`net` through one of PATHS (an OpenVINO path exports it to `workdir` first)."""
+    if path == "openvino":
+        return OpenVinoEvaluator(export_onnx(net, workdir / "model.onnx"), threads=threads)
+    if path in NATIVE_PRECISIONS:
+        return NativeEvaluator(net, threads=threads, cpu_matmul=NATIVE_PRECISIONS[path])
+    matmul, dots = TORCH_PRECISIONS[path]
+    made = TorchEvaluator(net, threads=threads, cpu_matmul=matmul)
     net.set_inference_matmul_dtype(made.matmul_dtype, attention_dots=dots)
     return made
 
@@ -86,17 +102,18 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--batches", type=int, nargs="+", default=[16, 32, 192])
-    parser.add_argument("--pair", nargs=2, choices=sorted(PRECISIONS), default=["fp32", "bf16"], metavar="PRECISION")
+    parser.add_argument("--pair", nargs=2, choices=PATHS, default=["fp32", "bf16"], metavar="PATH")
     args = parser.parse_args()
-    if not cpu_has_bf16():
-        raise SystemExit("this CPU has no bf16 arithmetic (AVX512-BF16 or AMX): nothing to compare")
+    if set(args.pair) & set(BF16_PATHS) and not cpu_has_bf16():
+        raise SystemExit("this CPU has no bf16 arithmetic (AVX512-BF16 or AMX): a bf16 path cannot run here")
     if args.games % 2:
         raise SystemExit("--games must be even (each opening is played with both colours)")
     first, second = args.pair
     if first == second:
-        raise SystemExit("--pair: name two different precisions")
+        raise SystemExit("--pair: name two different paths")
     net = load_network(args.model)
-    evaluators = {name: evaluator(copy.deepcopy(net), name, args.threads) for name in (first, second)}
+    workdir = Path(tempfile.mkdtemp(prefix="popucom-precision-"))
+    evaluators = {name: evaluator(copy.deepcopy(net), name, args.threads, workdir) for name in (first, second)}
     speed = rates({name: e.run_all for name, e in evaluators.items()}, args.batches, args.repeats)
     outputs = output_differences(evaluators[first], evaluators[second])
     start = time.perf_counter()
@@ -119,6 +136,7 @@ def main() -> None:
                 "head_to_head": strength,
                 "arena_seconds": round(time.perf_counter() - start),
                 "torch": torch.__version__,
+                "cpu_level": _core.cpu_level(),
                 "machine": machine_info(),
             }
         ),

@@ -1,21 +1,28 @@
 """Self-play throughput per backend: positions/s, games/s, NN evals/s, mean batch,
 and the share of wall time inside the network call. One JSON line per backend.
 
-Usage: python bench/selfplay.py [--preset small] [--games 64] [--backends onnx torch trt]
+Usage: python bench/selfplay.py [--preset small | --model CKPT.pt] [--games 64] [--backends auto openvino torch]
 On a GPU machine: python bench/selfplay.py --preset base --device cuda --backends torch trt
+Backends as popucom.infer.factory names them: native and torch run the checkpoint, openvino,
+onnx and trt its exported model, auto the checkpoint with the exported model beside it (as the
+pipeline does); each line names the path that ran.
 """
 
 import argparse
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import torch
 
+from popucom import _core
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
+from popucom.infer.factory import EXPORTED_BACKENDS
 from popucom.nn import preset
+from popucom.nn.checkpoint import load_network
 from popucom.nn.export import export_onnx
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
 from popucom.train import Trainer
@@ -32,15 +39,20 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--search-threads", type=int, default=1, help="C++ search threads (a GPU box has cores)")
-    parser.add_argument("--backends", nargs="+", default=["onnx", "torch"])
+    parser.add_argument("--backends", nargs="+", default=["auto", "torch"])
+    parser.add_argument("--model", type=Path, help="a trained checkpoint (.pt), not an untrained --preset")
     args = parser.parse_args()
 
     torch.manual_seed(0)
-    trainer = Trainer(preset(args.preset))
-    net = trainer.model.eval()
     tmp = Path(tempfile.mkdtemp(prefix="popucom-bench-"))
-    checkpoint = trainer.save(tmp / "model.pt")
-    onnx_path = export_onnx(net, tmp / "model.onnx")
+    if args.model:
+        net = load_network(args.model).eval()
+        checkpoint = Path(shutil.copy(args.model, tmp / "model.pt"))
+    else:
+        trainer = Trainer(preset(args.preset))
+        net = trainer.model.eval()
+        checkpoint = trainer.save(tmp / "model.pt")
+    onnx_path = export_onnx(net, tmp / "model.onnx")  # beside the checkpoint, as the shipped weights
     config = SelfPlayConfig(
         concurrent_games=args.concurrent,
         full_visits=args.full_visits,
@@ -50,7 +62,7 @@ def main() -> None:
     ).with_search(leaves_per_game=args.leaves_per_game)
     for backend in args.backends:
         try:
-            model = checkpoint if backend == "torch" else onnx_path
+            model = onnx_path if backend in EXPORTED_BACKENDS else checkpoint
             evaluator = load_evaluator(
                 model,
                 backend=backend,
@@ -71,8 +83,10 @@ def main() -> None:
                 {
                     "benchmark": "selfplay",
                     "backend": backend,
+                    "ran": evaluator.describe() if hasattr(evaluator, "describe") else backend,
                     "device": args.device,
-                    "preset": args.preset,
+                    "preset": net.config.preset,
+                    "model": str(args.model) if args.model else None,
                     "parameters": net.num_parameters(),
                     "games": s["games"],
                     "games_per_s": round(s["games_per_s"], 3),
@@ -87,6 +101,7 @@ def main() -> None:
                     "visits": [args.full_visits, args.fast_visits],
                     "threads": args.threads,
                     "search_threads": args.search_threads,
+                    "cpu_level": _core.cpu_level(),
                     "machine": machine_info(),
                 }
             ),

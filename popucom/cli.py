@@ -91,6 +91,7 @@ class PresetNames:
 
 PIPELINE_PRESETS = PresetNames("popucom.pipeline.config", "PIPELINE_PRESETS")
 MODEL_PRESETS = PresetNames("popucom.nn.config", "PRESETS")
+BACKENDS = PresetNames("popucom.infer.factory", "BACKENDS")
 
 
 def describe_error(error: BaseException) -> str:
@@ -435,7 +436,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PRESET",
         help="hardware preset: %(choices)s (default: an existing run's own config, else cpu)",
     )
-    p.add_argument("--backend", choices=["torch", "onnx", "trt"], help="inference backend (preset default)")
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        metavar="BACKEND",
+        help="inference backend: %(choices)s (preset default; auto: the fastest here)",
+    )
     p.add_argument("--device", choices=["cpu", "cuda"], help="inference device (preset default)")
     p.add_argument("--threads", type=int, default=0, help="inference threads (default: all cores)")
     p.add_argument("--iterations", type=int, help="stop once this many iterations are complete (default: never)")

@@ -76,7 +76,7 @@ class PlayerSpec:
         if base == "best":
             from .weights import newest_for_cpu, weights_dir
 
-            newest = newest_for_cpu()  # its checkpoint when shipped: the torch backend plays ~2x faster
+            newest = newest_for_cpu()  # its checkpoint when shipped: auto picks the fastest path from it
             if newest is None:
                 raise ValueError(f"player 'best': no shipped model (popucom-<preset>-v<N>.onnx) in {weights_dir()}")
             base = str(newest)
@@ -140,7 +140,8 @@ def search_suffix(overrides: SearchOverrides) -> str:
 
 
 def load_evaluator(spec: PlayerSpec, device: str = "cpu", threads: int = 1) -> Evaluator:
-    """The network of a model player, through the one inference factory (popucom.infer)."""
+    """The network of a model player, through the one inference factory (popucom.infer), on the
+    fastest backend available (`auto`; its describe() names the one)."""
     if not spec.is_network:
         raise ValueError(f"{spec.name} is not a network player")
     return infer.load_evaluator(spec.source, device=device, threads=threads)

@@ -52,9 +52,9 @@ def newest_model(folder: str | Path | None = None) -> Path | None:
 
 
 def newest_for_cpu(folder: str | Path | None = None) -> Path | None:
-    """The newest shipped model in the form that plays fastest on a CPU: its checkpoint (the
-    torch backend ran the small network ~2x faster than ONNX Runtime at batch 16 and above,
-    bench/inference.py), else the ONNX model."""
+    """The newest shipped model in the form from which `auto` reaches the fastest CPU path: its
+    checkpoint, which runs native where the CPU has AVX-512 and OpenVINO on the ONNX model
+    beside it elsewhere (popucom.infer.choice), else the ONNX model."""
     model = newest_model(folder)
     if model is None:
         return None

@@ -20,3 +20,38 @@ def bot_shards(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("bot_shards")
     write_bot_games(out, games=60, spec="uct:64", games_per_shard=20, seed=1)
     return out
+
+
+@pytest.fixture
+def bad_exported_models(tmp_path):
+    """The exported models every runtime that reads one must refuse, made from a good one:
+    bad_exported_models(good) -> [(path, exception type, message pattern)]. The ONNX Runtime and
+    OpenVINO backends are both held to them (popucom.infer.exported_model)."""
+    import onnx
+
+    import popucom
+
+    def make(good) -> list[tuple]:
+        model = onnx.load(str(good))
+        for entry in model.metadata_props:
+            if entry.key == "feature_version":
+                entry.value = "999"
+        onnx.save(model, str(tmp_path / "future.onnx"))
+        del model.metadata_props[:]
+        onnx.save(model, str(tmp_path / "anonymous.onnx"))
+        (tmp_path / "corrupt.onnx").write_bytes(b"\x00garbage" * 10)
+        renamed = onnx.load(str(good))
+        renamed.graph.output[1].name = "value"  # the metadata still names wdl
+        for node in renamed.graph.node:
+            node.output[:] = ["value" if name == "wdl" else name for name in node.output]
+        onnx.save(renamed, str(tmp_path / "renamed_output.onnx"))
+        assert popucom.FEATURE_VERSION != 999
+        return [
+            (tmp_path / "future.onnx", ValueError, "feature version 999"),
+            (tmp_path / "anonymous.onnx", ValueError, "not a popucom model"),
+            (tmp_path / "corrupt.onnx", ValueError, "not a readable ONNX model"),
+            (tmp_path / "renamed_output.onnx", ValueError, "outputs .name: shape per position. are"),
+            (tmp_path / "missing.onnx", FileNotFoundError, "no model at"),
+        ]
+
+    return make

@@ -1,28 +1,49 @@
 """One way to get an evaluator from a model file.
 
-    load_evaluator("model.onnx")                          # ONNX Runtime on the CPU
+    load_evaluator("model.onnx")                          # OpenVINO on the CPU (ONNX Runtime without it)
+    load_evaluator("ckpt.pt")                             # the fastest CPU path for a checkpoint (below)
     load_evaluator("ckpt.pt", device="cuda")              # PyTorch, from a training checkpoint
     load_evaluator("model.onnx", backend="trt")           # TensorRT engine built (or cached) beside it
     load_evaluator("engines/abc-trt10-H200-fp16-b1024.plan")  # a built TensorRT plan
 
-The kind of file is told by its suffix (.onnx; .pt/.pth; .plan/.engine); `backend`
-"auto" picks the natural backend for it. A file that is not a usable model (not
-ours, corrupt, another feature version, a backend that cannot read it) is refused
-with a ValueError that names the file and the reason; a missing file raises
-FileNotFoundError; a backend that is not installed here raises RuntimeError. The
-requested device is used or the call fails: never a silent CPU fallback.
+Backends: `onnx` (ONNX Runtime), `openvino` (OpenVINO, CPU) and `trt` (TensorRT, GPU) run
+exported models; `torch` (PyTorch) and `native` (the whole network in C++, CPUs with AVX-512)
+run training checkpoints. The kind of file is told by its suffix (.onnx; .pt/.pth;
+.plan/.engine); `backend` "auto" picks the fastest one available for it by the measured rule
+of popucom.infer.choice: for a checkpoint on the CPU native where it runs, else OpenVINO on the
+exported model beside it (NAME.onnx, or `exported`), else torch. Every evaluator's describe()
+names its backend, which every entry prints; the reason for the choice is logged at DEBUG (INFO
+lines go to stdout, which is the engine's protocol channel), a skipped exported model of
+another network as a warning.
 
-`threads` is the network's CPU thread budget (ONNX Runtime intra-op threads,
-torch.set_num_threads for the torch backend, which is process-wide).
+A file that is not a usable model (not ours, corrupt, another feature version, a backend that
+cannot read it) is refused with a ValueError that names the file and the reason; a missing
+file raises FileNotFoundError; a backend that is not installed here, or that this CPU cannot
+run, raises RuntimeError. The requested device is used or the call fails: never a silent CPU
+fallback.
+
+`threads` is the network's CPU thread budget (ONNX Runtime intra-op threads, OpenVINO's
+inference threads, the native forward's threads, torch.set_num_threads for the torch backend,
+which is process-wide).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+from .choice import Choice, Machine, choose_backend, exported_beside
 from .contract import Evaluator
 
-BACKENDS = ("auto", "onnx", "torch", "trt")
+logger = logging.getLogger(__name__)
+
+BACKENDS = ("auto", "native", "openvino", "onnx", "torch", "trt")
+EXPORTED_BACKENDS = ("onnx", "openvino", "trt")  # the backends that run an exported model
+CHECKPOINT_BACKENDS = ("native", "torch")  # the backends that run a training checkpoint
+# The largest output difference between an exported model and the checkpoint beside it that
+# still counts as the same network: the runtimes agree to ~3e-5 on the shipped model, another
+# iteration's weights differ by far more.
+SAME_NETWORK_TOLERANCE = 1e-3
 ONNX_SUFFIXES = (".onnx",)
 CHECKPOINT_SUFFIXES = (".pt", ".pth")
 PLAN_SUFFIXES = (".plan", ".engine")
@@ -53,6 +74,8 @@ def load_evaluator(
     engine_cache: str | Path | None = None,
     max_batch: int = 1024,
     expect=None,
+    exported: str | Path | None = None,
+    machine: Machine | None = None,
 ) -> Evaluator:
     """An evaluator for the model at `path` (see the module docstring).
 
@@ -60,6 +83,9 @@ def load_evaluator(
 
     engine_cache / max_batch: where the TensorRT engine of an ONNX model is built and cached
     (default: an `engines/` folder beside the model) and its largest batch.
+
+    exported: for a checkpoint under `auto`, its exported model (default: NAME.onnx beside it);
+    machine: what `auto` asks of this machine (default Machine.here(); tests give their own).
     """
     path = Path(path)
     if backend not in BACKENDS:
@@ -70,28 +96,42 @@ def load_evaluator(
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {path}")
     if backend == "auto":
-        backend = {"onnx": "onnx", "checkpoint": "torch", "plan": "trt"}[kind]
+        return _load_auto(path, kind, device, threads, engine_cache, max_batch, expect, exported, machine)
+
+    if backend in EXPORTED_BACKENDS and kind == "checkpoint":
+        raise ValueError(
+            f"{path}: the {backend} backend runs exported models (.onnx); export the checkpoint with "
+            "`popucom export`, or use backend native, torch or auto"
+        )
+    if backend in CHECKPOINT_BACKENDS and kind != "checkpoint":
+        raise ValueError(
+            f"{path}: the {backend} backend loads training checkpoints (.pt); use backend openvino, onnx "
+            "or trt for an exported model"
+        )
+    if backend != "trt" and kind == "plan":
+        raise ValueError(f"{path}: a TensorRT plan runs only on the trt backend")
+    if backend in ("openvino", "native") and device != "cpu":
+        raise ValueError(f"the {backend} backend runs on the CPU, not on device '{device}'")
 
     if backend == "onnx":
-        if kind != "onnx":
-            raise ValueError(
-                f"{path}: ONNX Runtime reads .onnx models; export the checkpoint with `popucom export`"
-                if kind == "checkpoint"
-                else f"{path}: a TensorRT plan runs only on the trt backend"
-            )
         from .onnx_backend import OnnxEvaluator
 
         return OnnxEvaluator(path, device=device, threads=threads)
 
+    if backend == "openvino":
+        from .openvino_backend import OpenVinoEvaluator
+
+        return OpenVinoEvaluator(path, threads=threads)
+
     if backend == "torch":
-        if kind != "checkpoint":
-            raise ValueError(
-                f"{path}: the torch backend loads training checkpoints (.pt); use backend onnx "
-                "or trt for an exported model"
-            )
         from .torch_backend import TorchEvaluator
 
         return TorchEvaluator(_checkpoint_network(path, expect), device=device, threads=threads)
+
+    if backend == "native":
+        from .native_backend import NativeEvaluator
+
+        return NativeEvaluator(_checkpoint_network(path, expect), threads=threads)
 
     # trt
     from .trt_backend import TensorRTEvaluator
@@ -100,9 +140,69 @@ def load_evaluator(
         raise ValueError("the TensorRT backend runs on a GPU: use device 'cuda'")
     if kind == "plan":
         return TensorRTEvaluator(None, plan=path)
-    if kind == "checkpoint":
-        raise ValueError(f"{path}: TensorRT builds engines from ONNX models; export the checkpoint first")
     return TensorRTEvaluator(path, engine_cache or path.parent / "engines", max_batch=max_batch)
+
+
+def _load_auto(
+    path: Path,
+    kind: str,
+    device: str,
+    threads: int,
+    engine_cache: str | Path | None,
+    max_batch: int,
+    expect,
+    exported: str | Path | None,
+    machine: Machine | None,
+) -> Evaluator:
+    """The evaluator of `auto`: the backend choose_backend picks, loaded."""
+    machine = machine or Machine.here()
+    if kind != "checkpoint" or device != "cpu":
+        choice = choose_backend(kind, device, machine)
+        logger.debug(f"backend auto: {choice.backend} ({choice.why})")
+        return load_evaluator(path, choice.backend, device, threads, engine_cache, max_batch, expect)
+
+    from ..nn.native import network_refusal
+
+    net = _checkpoint_network(path, expect)
+    exported = Path(exported) if exported is not None and Path(exported).is_file() else exported_beside(path)
+    choice = choose_backend(kind, device, machine, network_refusal(net), exported)
+    if choice.backend == "native":
+        from .native_backend import NativeEvaluator
+
+        try:
+            evaluator: Evaluator = NativeEvaluator(net, threads=threads)
+        except ValueError as e:  # a head width or build without kernels: the next path serves
+            choice = choose_backend(kind, device, machine, str(e), exported)
+        else:
+            logger.debug(f"backend auto: native ({choice.why})")
+            return evaluator
+    if choice.backend == "openvino":
+        evaluator = _same_network_or_none(net, exported, threads)
+        if evaluator is not None:
+            logger.debug(f"backend auto: openvino ({choice.why})")
+            return evaluator
+        choice = Choice("torch", f"{exported} is not the network of {path.name}")
+        logger.warning(f"backend auto: torch ({choice.why})")
+    else:
+        logger.debug(f"backend auto: torch ({choice.why})")
+    from .torch_backend import TorchEvaluator
+
+    return TorchEvaluator(net, device=device, threads=threads)
+
+
+def _same_network_or_none(net, exported: Path, threads: int) -> Evaluator | None:
+    """OpenVINO on `exported` where its outputs are those of `net` (a few positions, a few
+    milliseconds): the file beside a checkpoint may be an older export or another network."""
+    from .openvino_backend import OpenVinoEvaluator
+    from .parity import output_difference
+
+    try:
+        evaluator = OpenVinoEvaluator(exported, threads=threads)
+        same = output_difference(net, evaluator.run_all, batch=8, seed=34) <= SAME_NETWORK_TOLERANCE
+    except (ValueError, RuntimeError) as e:
+        logger.warning(f"{exported} beside the checkpoint is unusable: {e}")
+        return None
+    return evaluator if same else None
 
 
 def _checkpoint_network(path: Path, expect=None):

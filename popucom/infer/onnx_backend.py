@@ -2,8 +2,8 @@
 
 The provider actually in use is checked after the session is created: a
 requested GPU provider that onnxruntime silently dropped is an error, never a
-quiet CPU fallback. Outputs are looked up by name (popucom.nn.outputs.OUTPUTS),
-and their shapes are checked against it when the model is opened.
+quiet CPU fallback. Outputs are looked up by name (popucom.nn.outputs.OUTPUTS);
+the model is checked as every runtime here checks an exported one (exported_model.py).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _core
-from ..nn.export import INPUT_NAME, check_metadata, read_metadata
-from ..nn.outputs import OUTPUT_NAMES, OUTPUTS
+from ..nn.export import INPUT_NAME
+from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
+from .exported_model import check_interface, open_exported
 from .threads import onnx_session_options
 
 PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
@@ -26,10 +26,7 @@ class OnnxEvaluator:
         import onnxruntime as ort
 
         self.path = Path(path)
-        if not self.path.exists():
-            raise FileNotFoundError(f"no model at {self.path}")
-        self.metadata = read_metadata(self.path)
-        check_metadata(self.metadata, self.path)
+        self.metadata = open_exported(self.path)
         if device not in PROVIDERS:
             raise ValueError(f"unknown device '{device}' for onnxruntime (choose cpu or cuda)")
         wanted = PROVIDERS[device]
@@ -43,20 +40,11 @@ class OnnxEvaluator:
         self.session = ort.InferenceSession(str(self.path), sess_options=options, providers=[wanted])
         if self.session.get_providers()[0] != wanted:
             raise RuntimeError(f"onnxruntime fell back to {self.session.get_providers()[0]} instead of {wanted}")
-        inputs = self.session.get_inputs()
-        if (
-            len(inputs) != 1
-            or inputs[0].name != INPUT_NAME
-            or list(inputs[0].shape[1:]) != [_core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE]
-        ):
-            raise ValueError(
-                f"{self.path}: input is {[(i.name, i.shape) for i in inputs]}, expected "
-                f"'{INPUT_NAME}' of shape [N, {_core.NUM_FEATURE_PLANES}, 9, 9]"
-            )
-        outputs = {o.name: list(o.shape[1:]) for o in self.session.get_outputs()}
-        expected = {o.name: list(o.shape) for o in OUTPUTS}
-        if outputs != expected:
-            raise ValueError(f"{self.path}: outputs (name: shape per position) are {outputs}, expected {expected}")
+        check_interface(
+            self.path,
+            [(i.name, i.shape) for i in self.session.get_inputs()],
+            {o.name: o.shape for o in self.session.get_outputs()},
+        )
         self.feature_version = int(self.metadata["feature_version"])
         self.preset = self.metadata.get("preset", "?")
         self.device = device

@@ -1,8 +1,9 @@
-"""Export parity: the exported ONNX model against the PyTorch network it came from.
+"""Export parity: an exported model, through a runtime, against the PyTorch network it came from.
 It lives in infer (which may import nn), so that nn never imports a backend."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +15,18 @@ from ..nn.outputs import OUTPUT_NAMES
 from .onnx_backend import OnnxEvaluator
 
 
-def max_abs_difference(net: PopucomNet, onnx_path: str | Path, batch: int, seed: int = 0) -> float:
-    """Largest output difference between PyTorch and onnxruntime on real positions, over every output."""
+def output_difference(
+    net: PopucomNet, run_all: Callable[[np.ndarray], dict[str, np.ndarray]], batch: int, seed: int = 0
+) -> float:
+    """Largest difference over every output between PyTorch and `run_all` (an evaluator's, of the
+    same network through another runtime) on `batch` positions from random play."""
     features = random_features(batch, seed, komi_range=5)
     with torch.no_grad():
         expected = ExportWrapper(net).eval()(torch.from_numpy(features))
-    got = OnnxEvaluator(onnx_path, threads=1).run_all(features)
+    got = run_all(features)
     return max(float(np.abs(e.numpy() - got[name]).max()) for name, e in zip(OUTPUT_NAMES, expected, strict=True))
+
+
+def max_abs_difference(net: PopucomNet, onnx_path: str | Path, batch: int, seed: int = 0) -> float:
+    """Largest output difference between PyTorch and onnxruntime on real positions, over every output."""
+    return output_difference(net, OnnxEvaluator(onnx_path, threads=1).run_all, batch, seed)

@@ -13,10 +13,8 @@ batch 192 on the 2-core Xeon this gave 1,727 evaluations/s against 1,292 with to
 on two torch threads (bench/inference.py --threads 2, README).
 Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads.
 
-Where the CPU has AVX-512, the default network runs through the native forward instead
-(popucom.nn.native: the whole network in one C++ call on `threads` threads of its own, in the
-products' precision; with bf16 products 1.3-2.1x the torch path's evaluations/s and 3.5x at
-batch 1; README). POPUCOM_NATIVE_FORWARD=off (or native="off") keeps the torch path.
+The native forward (the whole network in one C++ call, CPUs with AVX-512) is a backend of its
+own (native_backend.py), which `auto` picks where it runs: this backend is always torch.
 """
 
 from __future__ import annotations
@@ -30,15 +28,12 @@ import numpy as np
 import torch
 
 from ..nn.model import ExportWrapper, PopucomNet
-from ..nn.native import NativeForward, native_forward_refusal
 from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
 from .precision import cpu_matmul_dtype
 from .threads import set_torch_threads
 
 CPU_CHUNK = 32
-NATIVE_ENV = "POPUCOM_NATIVE_FORWARD"
-NATIVE_CHOICES = ("auto", "off")
 PARALLEL_MIN_BATCH = 2 * CPU_CHUNK
 
 
@@ -73,12 +68,9 @@ class TorchEvaluator:
         threads: int | None = None,
         chunk: int | None = None,
         cpu_matmul: str | None = None,
-        native: str | None = None,
     ) -> None:
         """cpu_matmul: auto | fp32 | bf16, the operand precision of the matrix products on the
-        CPU (popucom.infer.precision; default $POPUCOM_CPU_MATMUL, else auto). It is set on `net`.
-        native: auto | off, whether CPU inference takes the native forward where it can, in the
-        products' precision (default $POPUCOM_NATIVE_FORWARD, else auto)."""
+        CPU (popucom.infer.precision; default $POPUCOM_CPU_MATMUL, else auto). It is set on `net`."""
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("torch backend: CUDA was requested but torch sees no GPU")
         self.device = torch.device(device)
@@ -93,28 +85,13 @@ class TorchEvaluator:
         self.forward = torch.compile(self.model, dynamic=True) if compile else self.model
         self.feature_version = net.config.feature_version
         self.calls = 0
-        self.native = self.native_forward(net, native, compile)
         parallel = self.device.type == "cpu" and self.threads > 1 and not compile and self.chunk > 0
-        self.workers = worker_pool(self.threads) if parallel and self.native is None else None
-
-    def native_forward(self, net: PopucomNet, choice: str | None, compile: bool) -> NativeForward | None:
-        """The native forward where it is asked for (not `off`) and serves this evaluator: fp32
-        CPU inference, eager, and a network and CPU it runs in the chosen products' precision."""
-        choice = choice or os.environ.get(NATIVE_ENV) or "auto"
-        if choice not in NATIVE_CHOICES:
-            raise ValueError(f"{NATIVE_ENV}: unknown choice '{choice}' (choose {', '.join(NATIVE_CHOICES)})")
-        serves = self.device.type == "cpu" and not compile and self.dtype == torch.float32
-        if choice == "off" or not serves:
-            return None
-        bf16 = self.matmul_dtype == torch.bfloat16
-        return NativeForward(net, self.threads, bf16=bf16) if native_forward_refusal(net, bf16) is None else None
+        self.workers = worker_pool(self.threads) if parallel else None
 
     @torch.inference_mode()
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the deployed model (popucom.nn.outputs.OUTPUTS) as numpy arrays, keyed by name."""
         self.calls += 1
-        if self.native is not None:
-            return dict(zip(OUTPUT_NAMES, self.native(features), strict=True))
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
         if self.workers is not None and len(x) >= PARALLEL_MIN_BATCH:
             parts = list(self.workers.map(self.forward_piece, self.parallel_pieces(x)))
@@ -137,12 +114,6 @@ class TorchEvaluator:
         return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
-        if self.native is not None:
-            return (
-                f"native cpu (whole network in C++, {'bf16' if self.native.bf16 else 'fp32'} products, {self.threads} "
-                f"thread{'s' if self.threads > 1 else ''}, "
-                f"pieces of {self.native.piece_positions} positions)"
-            )
         mode = "compiled" if self.forward is not self.model else "eager"
         chunk = f", chunks of {self.chunk}" if self.chunk else ""
         threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}" + (

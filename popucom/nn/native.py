@@ -10,7 +10,8 @@ either precision: bf16 operands in the sub-layers' products and the attention's 
 or float32 throughout; float32 sums, sources, norms and heads in both, with the same folded
 weights. model.py stays the reference.
 
-`native_forward_refusal(net, bf16)` says why a network cannot take it (None: it can), and
+`native_forward_refusal(net, bf16)` says why a network cannot take it here (None: it can;
+`network_refusal(net)`: why on no CPU), and
 `NativeForward(net, threads, bf16=...)` evaluates features into the outputs of outputs.OUTPUTS,
 repacking the weights when a parameter has changed since the last call.
 """
@@ -31,12 +32,21 @@ from .model import LEGAL_PLANE, MASKED_LOGIT, SCORE_SCALE, PopucomNet
 PIECE_POSITIONS = 8
 
 
-def native_forward_refusal(net: PopucomNet, bf16: bool = True) -> str | None:
-    """Why the native forward cannot run `net` on this machine in bf16 (or float32) products,
-    or None where it can."""
+def network_refusal(net: PopucomNet) -> str | None:
+    """Why the native forward cannot run `net` on any CPU (its architecture), or None."""
     c = net.config
     if not c.attn_res or c.mhc:
         return "it serves the attention-residual network without mHC"
+    return None
+
+
+def native_forward_refusal(net: PopucomNet, bf16: bool = True) -> str | None:
+    """Why the native forward cannot run `net` on this machine in bf16 (or float32) products,
+    or None where it can."""
+    refusal = network_refusal(net)
+    if refusal is not None:
+        return refusal
+    c = net.config
     if not _core.native_net_supported(c.d_model // c.heads, bf16):
         kind = "AVX512-BF16" if bf16 else "AVX-512"
         return f"this CPU or build has no {kind} kernels for heads of width {c.d_model // c.heads}"

@@ -67,7 +67,9 @@ class PipelineConfig:
     window_exponent: float = 0.75
     window_growth: float = 0.4
     min_samples_to_train: int = 1000
-    backend: str = "torch"  # torch | onnx | trt
+    # auto | native | openvino | onnx | torch | trt (popucom.infer.factory); auto: the fastest
+    # path here (popucom.infer.choice). A resumed run may change it.
+    backend: str = "auto"
     device: str = "cpu"  # cpu | cuda
     inference_threads: int = 0  # 0: all cores
     seed: int = 0
@@ -137,7 +139,7 @@ PIPELINE_PRESETS: dict[str, PipelineConfig] = {
         # 16 games a model cost ~9% of an iteration here, to tell apart models one iteration
         # apart, which they cannot: every 5th model, against the one 5 iterations older.
         evaluation=EvalConfig(openings=4, visits=24, every=5),
-        backend="torch",
+        backend="auto",
         # A ladder point (64 games against each of four bots at 100 visits) costs 10-20 minutes
         # here: hourly keeps it near a fifth of the run (the v2 run's choice).
         ladder=LadderConfig(visits=100, games=64, every_minutes=60.0, threads=2),

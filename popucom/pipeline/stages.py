@@ -48,16 +48,24 @@ def max_batch(config: PipelineConfig) -> int:
 
 
 def make_evaluator(config: PipelineConfig, run: RunDir, k: int):
-    """Model k on the run's backend, through the one inference entry point (popucom.infer)."""
+    """Model k on the run's backend, through the one inference entry point (popucom.infer):
+    a checkpoint backend (native, torch) loads checkpoint k, an exported-model one (openvino,
+    onnx, trt) model k, and `auto` checkpoint k with model k as its exported model."""
     from ..infer import load_evaluator
+    from ..infer.factory import BACKENDS, EXPORTED_BACKENDS
 
     threads = config.inference_threads or os.cpu_count() or 1
-    if config.backend == "torch":
+    if config.backend not in BACKENDS:
+        raise ValueError(f"unknown backend '{config.backend}' (choose {', '.join(BACKENDS)})")
+    if config.backend not in EXPORTED_BACKENDS:
         return load_evaluator(
-            run.checkpoint(k), backend="torch", device=config.device, threads=threads, expect=config.model
+            run.checkpoint(k),
+            backend=config.backend,
+            device=config.device,
+            threads=threads,
+            expect=config.model,
+            exported=run.model(k) if run.model(k).is_file() else None,
         )
-    if config.backend not in ("onnx", "trt"):
-        raise ValueError(f"unknown backend '{config.backend}' (torch, onnx or trt)")
     check_run_model(config, run.model(k))
     return load_evaluator(
         run.model(k),

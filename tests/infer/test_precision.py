@@ -48,7 +48,7 @@ def test_bf16_products_stay_close_to_fp32_and_leave_training_alone() -> None:
     x = random_features(40, seed=5, komi_range=5)
     fp32 = TorchEvaluator(net, threads=1, cpu_matmul="fp32").run_all(x)
     bf16_net = copy.deepcopy(net)
-    bf16 = TorchEvaluator(bf16_net, threads=1, cpu_matmul="bf16", native="off")  # the torch path
+    bf16 = TorchEvaluator(bf16_net, threads=1, cpu_matmul="bf16")  # the torch path
     assert "torch.bfloat16 matrix products" in bf16.describe()
     got = bf16.run_all(x)
     # bf16 operands carry 8 significant bits: outputs move by about 1e-2, not 1e-5 (fp32) nor 1.
@@ -71,5 +71,5 @@ def test_bf16_products_work_on_a_head_width_the_attention_kernel_lacks() -> None
     assert net.config.d_model // net.config.heads not in _core.POPE_HEAD_DIMS
     x = random_features(16, seed=6, komi_range=5)
     fp32 = TorchEvaluator(net, threads=1, cpu_matmul="fp32").run_all(x)
-    got = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16", native="off").run_all(x)
+    got = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16").run_all(x)
     assert 1e-5 < np.abs(got["wdl"] - fp32["wdl"]).max() < 0.05

@@ -14,12 +14,12 @@ def test_worker_threads_give_the_outputs_of_one_call_and_restore_torch_threads()
         torch.manual_seed(0)
         net = PopucomNet(preset("tiny")).eval()
         x = random_features(PARALLEL_MIN_BATCH + 37, seed=2)
-        parallel = TorchEvaluator(net, threads=2, native="off")  # the torch path's own workers
+        parallel = TorchEvaluator(net, threads=2)  # the torch path's own workers
         assert parallel.workers is not None and "workers" in parallel.describe()
         got = parallel.run_all(x)
         assert torch.get_num_threads() == 2  # the budget is back for whatever runs next (training)
-        assert TorchEvaluator(net, threads=2, native="off").workers is parallel.workers  # no new threads per evaluator
-        serial = TorchEvaluator(net, threads=1, native="off")
+        assert TorchEvaluator(net, threads=2).workers is parallel.workers  # no new threads per evaluator
+        serial = TorchEvaluator(net, threads=1)
         assert serial.workers is None
         want = serial.run_all(x)
         assert got.keys() == want.keys()

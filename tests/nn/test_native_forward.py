@@ -8,7 +8,7 @@ import torch
 
 from popucom import _core
 from popucom.data.positions import random_features
-from popucom.infer import torch_backend
+from popucom.infer.native_backend import NativeEvaluator
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn import PopucomNet, preset
 from popucom.nn.model import LEGAL_PLANE, MASKED_LOGIT, ExportWrapper
@@ -55,7 +55,7 @@ def test_native_forward_matches_the_torch_network_to_bf16_rounding(name: str, ov
     x = random_features(24, seed=5, komi_range=5)
     native = NativeForward(net, threads=1)(x)
     want = reference(net, x)
-    torch_bf16 = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16", native="off").run_all(x)
+    torch_bf16 = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16").run_all(x)
     illegal = x[:, LEGAL_PLANE].reshape(len(x), -1) < 0.5
     assert np.array_equal(native[0] == MASKED_LOGIT, illegal)
     np.testing.assert_allclose(native[1].sum(1), 1.0, atol=1e-5)
@@ -111,22 +111,19 @@ def test_a_changed_parameter_is_repacked_before_the_next_call() -> None:
 
 
 @needs_native
-def test_the_evaluator_takes_the_native_forward_for_bf16_products_unless_told_off(monkeypatch) -> None:
+def test_the_native_backend_runs_the_products_precision_and_the_torch_backend_stays_torch() -> None:
     net = perturbed_net()
     x = random_features(12, seed=8, komi_range=5)
-    native = TorchEvaluator(net, threads=2, cpu_matmul="bf16")
+    native = NativeEvaluator(net, threads=2, cpu_matmul="bf16")
     assert native.describe().startswith("native cpu (whole network in C++, bf16 products, 2 threads")
-    assert native.workers is None
-    torch_path = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16", native="off")
-    assert "torch.bfloat16 matrix products" in torch_path.describe()
+    torch_path = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16")
+    assert torch_path.describe().startswith("torch cpu") and "torch.bfloat16 matrix products" in torch_path.describe()
     assert np.abs(native.run_all(x)["wdl"] - torch_path.run_all(x)["wdl"]).max() < 0.05
-    wide = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="fp32")
+    wide = NativeEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="fp32")
     assert wide.describe().startswith("native cpu (whole network in C++, fp32 products, 1 thread,")
-    monkeypatch.setenv(torch_backend.NATIVE_ENV, "off")
-    assert TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16").native is None
-    monkeypatch.setenv(torch_backend.NATIVE_ENV, "always")
-    with pytest.raises(ValueError, match="POPUCOM_NATIVE_FORWARD: unknown choice 'always'"):
-        TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16")
+    out = wide(x)
+    for got, expected in zip(out, reference(net, x)[:3], strict=True):  # the contract's three, in fp32
+        assert np.abs(got - expected).max() < 1e-4
 
 
 def test_networks_the_native_forward_does_not_serve_are_refused_with_the_reason() -> None:

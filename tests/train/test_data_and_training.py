@@ -341,30 +341,15 @@ def test_onnx_parity_batch_1_and_64(exported) -> None:
     assert max_abs_difference(net, path, batch=64) < 1e-4
 
 
-def test_onnx_loader_refuses_mismatched_models(exported, tmp_path) -> None:
-    import onnx
-
+def test_onnx_loader_refuses_mismatched_models(exported, bad_exported_models) -> None:
     from popucom.infer.onnx_backend import OnnxEvaluator
 
     net, path = exported
     evaluator = OnnxEvaluator(path)
     assert evaluator.preset == "tiny" and evaluator.metadata["feature_version"] == str(popucom.FEATURE_VERSION)
-    model = onnx.load(str(path))
-    for entry in model.metadata_props:
-        if entry.key == "feature_version":
-            entry.value = "999"
-    onnx.save(model, str(tmp_path / "future.onnx"))
-    with pytest.raises(ValueError, match="feature version 999"):
-        OnnxEvaluator(tmp_path / "future.onnx")
-    del model.metadata_props[:]
-    onnx.save(model, str(tmp_path / "anonymous.onnx"))
-    with pytest.raises(ValueError, match="not a popucom model"):
-        OnnxEvaluator(tmp_path / "anonymous.onnx")
-    (tmp_path / "corrupt.onnx").write_bytes(b"\x00garbage" * 10)
-    with pytest.raises(ValueError, match="not a readable ONNX model"):
-        OnnxEvaluator(tmp_path / "corrupt.onnx")
-    with pytest.raises(FileNotFoundError):
-        OnnxEvaluator(tmp_path / "missing.onnx")
+    for bad, error, message in bad_exported_models(path):
+        with pytest.raises(error, match=message):
+            OnnxEvaluator(bad)
     import onnxruntime
 
     if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():

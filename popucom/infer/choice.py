@@ -1,0 +1,84 @@
+"""Which backend `auto` picks for a model file on this machine, and why: the measured rule.
+
+    checkpoint (.pt), CPU   native    where the kernels run at AVX-512 (popucom._core.cpu_level)
+                                      and the network is one the native forward serves
+                            openvino  else, where openvino is installed and an exported model of
+                                      the same network lies beside it (NAME.onnx, as shipped
+                                      weights and the pipeline's models have)
+                            torch     else
+    checkpoint, GPU         torch
+    exported model (.onnx)  openvino  on the CPU where it is installed, else onnx (ONNX Runtime)
+    TensorRT plan           trt
+
+Measured with bench/inference.py (README, "Inference backends", issue 34) on a 2-core AMD EPYC
+with AVX512-BF16, one thread, the shipped small network: the native forward ran 4,400-4,600
+evaluations/s at batch 1-192 in bf16 products (about 3,000 in fp32), 2.4-3.3x OpenVINO fp32's
+1,300-1,900, so it stays where it runs. Capped to AVX2, OpenVINO ran at 5-8x torch eager fp32
+and 1.8-2.6x ONNX Runtime; on the AVX2-only EPYC of the issue 595-648/s at batch 16 against
+175 for torch. ONNX Runtime and torch remain for machines without openvino wheels.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import _core
+
+AVX512_LEVELS = ("avx512", "avx512_bf16")  # popucom._core.cpu_level() where the native forward runs
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the rule asks of the machine (tests give their own)."""
+
+    cpu_level: str  # popucom._core.cpu_level(): baseline | avx2 | avx512 | avx512_bf16
+    openvino: bool  # whether the openvino package is installed
+
+    @classmethod
+    def here(cls) -> Machine:
+        return cls(cpu_level=_core.cpu_level(), openvino=importlib.util.find_spec("openvino") is not None)
+
+
+@dataclass(frozen=True)
+class Choice:
+    backend: str
+    why: str
+
+
+def exported_beside(checkpoint: str | Path) -> Path | None:
+    """The exported model shipped beside a checkpoint (NAME.onnx for NAME.pt), if there is one."""
+    path = Path(checkpoint).with_suffix(".onnx")
+    return path if path.is_file() else None
+
+
+def choose_backend(
+    kind: str,
+    device: str,
+    machine: Machine,
+    network_refusal: str | None = None,
+    exported: Path | None = None,
+) -> Choice:
+    """The backend for a model of `kind` (factory.model_kind) on `device`, by the rule above.
+
+    network_refusal: for a checkpoint, why the native forward cannot run its network on any CPU
+    (popucom.nn.native.network_refusal), None where it can. exported: its exported model, if any."""
+    if kind == "plan":
+        return Choice("trt", "a TensorRT plan")
+    if device != "cpu":
+        return Choice("torch" if kind == "checkpoint" else "onnx", f"device {device}")
+    if kind == "onnx":
+        if machine.openvino:
+            return Choice("openvino", "an exported model on the CPU")
+        return Choice("onnx", "openvino is not installed")
+    if machine.cpu_level in AVX512_LEVELS and network_refusal is None:
+        return Choice("native", f"the CPU runs the native forward ({machine.cpu_level})")
+    why_not_native = (
+        f"the native forward {network_refusal}" if network_refusal else f"no AVX-512 here ({machine.cpu_level})"
+    )
+    if not machine.openvino:
+        return Choice("torch", f"{why_not_native}, and openvino is not installed")
+    if exported is None:
+        return Choice("torch", f"{why_not_native}, and no exported model (.onnx) lies beside the checkpoint")
+    return Choice("openvino", f"{why_not_native}; {exported.name} beside the checkpoint")
