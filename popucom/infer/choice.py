@@ -10,12 +10,11 @@
     exported model (.onnx)  openvino  on the CPU where it is installed, else onnx (ONNX Runtime)
     TensorRT plan           trt
 
-Measured with bench/inference.py (README, "Inference backends", issue 34) on a 2-core AMD EPYC
-with AVX512-BF16, one thread, the shipped small network: the native forward ran 4,400-4,600
-evaluations/s at batch 1-192 in bf16 products (about 3,000 in fp32), 2.4-3.3x OpenVINO fp32's
-1,300-1,900, so it stays where it runs. Capped to AVX2, OpenVINO ran at 5-8x torch eager fp32
-and 1.8-2.6x ONNX Runtime; on the AVX2-only EPYC of the issue 595-648/s at batch 16 against
-175 for torch. ONNX Runtime and torch remain for machines without openvino wheels.
+Why (bench/inference.py; the README's "Inference backends" has the figures): on an AVX-512
+CPU the native forward runs 2.5-4x OpenVINO's evaluations/s in bf16 products and 1.8-3.5x in
+fp32, so it stays where it runs. Without AVX-512, OpenVINO ran 595-648/s at batch 16 on an
+AVX2-only 2-core AMD EPYC where torch eager fp32 ran 175 and ONNX Runtime 222, and it plays as
+the torch network does. ONNX Runtime and torch remain for machines without openvino wheels.
 """
 
 from __future__ import annotations

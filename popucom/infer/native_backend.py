@@ -1,9 +1,9 @@
 """The native evaluator: a training checkpoint's network in one C++ call per batch
 (popucom.nn.native, csrc/nn/native_net.*), on CPUs with AVX-512.
 
-The fastest path where it runs: on the 2-core AMD EPYC with AVX512-BF16 (issue 34, one thread)
-4,400-4,600 evaluations/s in bf16 products and about 3,000 in fp32, against 1,300-1,900 for
-OpenVINO fp32 and 210-240 for torch eager fp32 (README, "Inference backends"). Elsewhere `auto`
+The fastest path where it runs: on a 2-core AMD EPYC with AVX512-BF16, 2.5-4x OpenVINO fp32's
+evaluations/s in bf16 products and 1.8-3.5x in fp32, in one run of bench/inference.py with
+both (README, "Inference backends"). Elsewhere `auto`
 picks OpenVINO (popucom.infer.choice).
 
 The products' precision is the torch backend's choice for CPU inference (popucom.infer.precision:
