@@ -4,6 +4,12 @@ The rules, the feature encoder and the search live in the compiled core
 (``popucom._core``); this package re-exports its public names.
 """
 
+from .cpu_load import default_openmp_wait
+
+# Before torch: its OpenMP runtime reads the wait policy once, when torch loads it. Where another
+# process keeps a core busy, idle OpenMP threads sleep instead of spinning (popucom.cpu_load).
+default_openmp_wait()
+
 # torch is loaded before the compiled core. On a GPU machine (torch 2.11.0+cu130, Python 3.12,
 # the core built there by gcc 13.3) `import torch` after the core killed the process with a
 # segmentation fault inside torch's own import, and the reverse order worked; this machine

@@ -11,7 +11,10 @@ per calling thread; torch releases the GIL inside operators). The network's many
 operators and the single-threaded C++ attention kernel scale badly inside one operator: at
 batch 192 on the 2-core Xeon this gave 1,727 evaluations/s against 1,292 with torch's attention
 on two torch threads (bench/inference.py --threads 2, README).
-Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads.
+Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads, as
+many of them as an AdaptiveBudget gives (popucom.infer.threads): the budget on an idle machine,
+fewer while other processes keep cores busy, where torch's threads would wait on each other at
+every operator (issue 33). The process-wide budget is back after each call.
 
 The native forward (the whole network in one C++ call, CPUs with AVX-512) is a backend of its
 own (native_backend.py), which `auto` picks where it runs: this backend is always torch.
@@ -31,7 +34,7 @@ from ..nn.model import ExportWrapper, PopucomNet
 from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
 from .precision import cpu_matmul_dtype
-from .threads import set_torch_threads
+from .threads import AdaptiveBudget, set_torch_threads
 
 CPU_CHUNK = 32
 PARALLEL_MIN_BATCH = 2 * CPU_CHUNK
@@ -87,6 +90,7 @@ class TorchEvaluator:
         self.calls = 0
         parallel = self.device.type == "cpu" and self.threads > 1 and not compile and self.chunk > 0
         self.workers = worker_pool(self.threads) if parallel else None
+        self.budget = AdaptiveBudget(self.threads, adapt=None if self.device.type == "cpu" else False)
 
     @torch.inference_mode()
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
@@ -95,12 +99,24 @@ class TorchEvaluator:
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
         if self.workers is not None and len(x) >= PARALLEL_MIN_BATCH:
             parts = list(self.workers.map(self.forward_piece, self.parallel_pieces(x)))
-        elif self.chunk and len(x) > self.chunk:
-            parts = [self.forward(c) for c in x.split(self.chunk)]
         else:
-            parts = [self.forward(x)]
+            parts = self.on_calling_thread(x)
         outputs = [torch.cat(o) for o in zip(*parts)] if len(parts) > 1 else parts[0]
         return {name: o.float().cpu().numpy() for name, o in zip(OUTPUT_NAMES, outputs, strict=True)}
+
+    def on_calling_thread(self, x: torch.Tensor) -> list[tuple[torch.Tensor, ...]]:
+        """The forward of `x` in chunks on this thread, on the adaptive budget's torch threads."""
+        process_threads = torch.get_num_threads()
+        threads = min(self.budget(), process_threads)  # only ever fewer than the process's budget
+        if threads != process_threads:
+            torch.set_num_threads(threads)
+        try:
+            if self.chunk and len(x) > self.chunk:
+                return [self.forward(c) for c in x.split(self.chunk)]
+            return [self.forward(x)]
+        finally:
+            if threads != process_threads:
+                torch.set_num_threads(process_threads)
 
     def parallel_pieces(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """Equal pieces of at most `chunk` positions, a whole number per worker thread."""
@@ -119,5 +135,7 @@ class TorchEvaluator:
         threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}" + (
             f" ({self.threads} workers x 1 from {PARALLEL_MIN_BATCH} positions)" if self.workers else ""
         )
+        if self.budget.adapt:
+            threads += ", fewer while other processes keep cores busy"
         matmul = f", {self.matmul_dtype} matrix products" if self.matmul_dtype != self.dtype else ""
         return f"torch {self.device} ({mode}, {self.dtype}{matmul}{chunk}, {threads})"
