@@ -131,6 +131,14 @@ def read_metadata(path: str | Path) -> dict[str, str]:
         model = onnx.load(str(path), load_external_data=False)
     except Exception as e:  # onnx raises DecodeError and friends for corrupt files
         raise ValueError(f"{path} is not a readable ONNX model ({type(e).__name__}: {e})") from e
+    # Exported models keep their weights inside the file; a tensor stored elsewhere would make a
+    # runtime read another file (a path such as ../../etc/passwd), so no runtime is given one.
+    external = [t.name for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+    if external:
+        raise ValueError(
+            f"{path}: External data: tensor {external[0]!r:.60} is stored outside the file; popucom "
+            "models keep their weights inside (export it again with `popucom export`)"
+        )
     return {p.key: p.value for p in model.metadata_props}
 
 
