@@ -45,6 +45,14 @@ def bad_exported_models(tmp_path):
         for node in renamed.graph.node:
             node.output[:] = ["value" if name == "wdl" else name for name in node.output]
         onnx.save(renamed, str(tmp_path / "renamed_output.onnx"))
+        # Its largest tensor stored "outside the file", at a path that would leave the folder.
+        external = onnx.load(str(good))
+        weights = max(external.graph.initializer, key=lambda t: len(t.raw_data))
+        weights.data_location = onnx.TensorProto.EXTERNAL
+        entry = weights.external_data.add()
+        entry.key, entry.value = "location", "../../../../etc/passwd"
+        weights.ClearField("raw_data")
+        (tmp_path / "ext.onnx").write_bytes(external.SerializeToString())
         assert popucom.FEATURE_VERSION != 999
         return [
             (tmp_path / "future.onnx", ValueError, "feature version 999"),
@@ -52,6 +60,7 @@ def bad_exported_models(tmp_path):
             (tmp_path / "corrupt.onnx", ValueError, "not a readable ONNX model"),
             (tmp_path / "renamed_output.onnx", ValueError, "outputs .name: shape per position. are"),
             (tmp_path / "missing.onnx", FileNotFoundError, "no model at"),
+            (tmp_path / "ext.onnx", ValueError, "ext.onnx: External data: tensor"),  # before any runtime reads it
         ]
 
     return make
