@@ -15,6 +15,9 @@ PYBIND11_MODULE(_core, m) {
   build["native"] = static_cast<bool>(POPUCOM_NATIVE_BUILD);
   build["baseline_only"] = static_cast<bool>(POPUCOM_BASELINE_ONLY_BUILD);
   build["compiler"] = __VERSION__;
+  // The generated stub (popucom/core_stub.py) depends on how this pybind11 spells signatures.
+  build["pybind11"] = std::to_string(PYBIND11_VERSION_MAJOR) + "." + std::to_string(PYBIND11_VERSION_MINOR) + "." +
+                      std::to_string(PYBIND11_VERSION_PATCH);
 #if defined(__BMI2__)
   build["bmi2"] = true;
 #else
