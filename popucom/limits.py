@@ -41,3 +41,25 @@ def check_seconds(value: float | None, what: str = "seconds") -> float | None:
     if not (number and math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise ValueError(f"{what} must be a number of seconds > 0 and at most {MAX_SECONDS:.0f}, got {value}")
     return float(value)
+
+
+# A tree of this many visits takes about a gigabyte (a node with its edges is up to ~800 bytes),
+# and the core counts visits in 32 bits: a larger budget would never finish or never fit.
+MAX_VISITS = 1_000_000
+
+
+def check_visits(value: object, what: str = "visits") -> int | None:
+    """A visit budget: None (no limit) or a whole number in [1, MAX_VISITS]; ValueError otherwise."""
+    if value is None:
+        return None
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not (whole and 1 <= value <= MAX_VISITS):
+        raise ValueError(f"{what} must be a whole number from 1 to {MAX_VISITS}, got {_shown(value)}")
+    return int(value)
+
+
+def _shown(value: object) -> str:
+    """`value` for an error message: short, and without printing a huge integer in full."""
+    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 64:
+        return f"a number of about {round(abs(int(value)).bit_length() * math.log10(2))} digits"
+    return repr(value)[:40]
