@@ -13,7 +13,11 @@ anything. The nested state (configs, step, optimizer states, RNG states) lives i
 tagged so that the state comes back exactly as it was saved.
 
 `sha256` covers `meta` and every tensor (name, dtype, shape, bytes): a flipped byte
-anywhere in the payload is reported, not trained on.
+anywhere in the payload is reported, not trained on. It proves nothing about intent (anyone
+can recompute it), so what the file declares is bounded before it is believed: the file's size
+(MAX_CHECKPOINT_BYTES), its archive (the uncompressed zip torch.save writes, whose entries
+cannot hold more than the file does: a deflated entry would let a small file unpack to
+gigabytes), and the network its model config declares (popucom.nn.checkpoint).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import json
 import os
 import pickle
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +41,10 @@ CHECKPOINT_FORMAT = "popucom-checkpoint"
 # 1: a full pickle (loaded with weights_only=False, so a file could run code).
 # 2: weights_only-loadable tensors + JSON metadata + sha256.
 CHECKPOINT_VERSION = 2
+
+# The largest checkpoint file read: a network at popucom.nn.checkpoint.MAX_MODEL_BYTES (1 GiB)
+# with its optimizer states (up to two more copies) and slack.
+MAX_CHECKPOINT_BYTES = 4 << 30
 
 _TENSOR, _NDARRAY, _TUPLE, _DICT = "__tensor__", "__ndarray__", "__tuple__", "__dict__"
 
@@ -125,9 +134,15 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     for an unsafe or old-format pickle, a failed checksum, or a file that is not a checkpoint."""
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_CHECKPOINT_BYTES:
+            raise CheckpointFileError(
+                f"checkpoint {path} is {path.stat().st_size / 2**30:.1f} GiB, more than the "
+                f"{MAX_CHECKPOINT_BYTES >> 30} GiB a popucom checkpoint may take"
+            )
         raw = path.read_bytes()
     except OSError as e:
         raise CheckpointFileError(f"cannot read checkpoint {path}: {e.strerror or e}") from e
+    _check_archive(path, raw)
     try:
         # weights_only=True: only containers, scalars and tensors are unpickled; any other
         # global (os.system, a class, a numpy array) is refused before it is called.
@@ -164,7 +179,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
         raise CheckpointFileError(f"checkpoint {path} is corrupt: its contents do not match the stored sha256")
     try:
         state = _decode(json.loads(stored["meta"]), tensors)
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, RecursionError) as e:  # RecursionError: nesting deeper than any state
         raise CheckpointFileError(f"checkpoint {path} has corrupt metadata ({type(e).__name__}: {e})") from None
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointFileError(f"{path} is not a popucom checkpoint")
@@ -173,6 +188,32 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
             f"checkpoint {path} has version {state.get('version')}, this build reads version {CHECKPOINT_VERSION}"
         )
     return state
+
+
+def _check_archive(path: Path, raw: bytes) -> None:
+    """CheckpointFileError unless `raw` is an uncompressed zip archive (what torch.save writes)
+    whose entries together hold no more bytes than the file: torch would otherwise inflate a
+    deflated entry, or allocate a legacy-format storage of any size the file names, before
+    anything else is checked."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            entries = archive.infolist()
+    except Exception as e:  # noqa: BLE001 - zipfile raises several kinds for a damaged directory
+        raise CheckpointFileError(
+            f"checkpoint {path} is corrupt or truncated, or not a checkpoint: not the zip archive torch.save "
+            f"writes ({type(e).__name__}: {e})"
+        ) from None
+    compressed = next((info.filename for info in entries if info.compress_type != zipfile.ZIP_STORED), None)
+    if compressed is not None:
+        raise CheckpointFileError(
+            f"checkpoint {path} is not a popucom checkpoint: its entry {compressed!r:.80} is compressed, which "
+            "torch.save never does (a compressed entry can unpack to far more than the file holds)"
+        )
+    declared = sum(info.file_size for info in entries)
+    if declared > len(raw):
+        raise CheckpointFileError(
+            f"checkpoint {path} is corrupt: its archive declares {declared} bytes of entries in a file of {len(raw)}"
+        )
 
 
 def upgrade_trusted_checkpoint(src: str | os.PathLike, dst: str | os.PathLike) -> Path:

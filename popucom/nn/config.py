@@ -1,15 +1,61 @@
 """Model configuration and the named presets.
 
 A resolved config travels with every checkpoint and exported model; the
-feature version and the preset are checked when either is loaded.
+feature version and the preset are checked when either is loaded. Every field is
+bounded (FIELD_LIMITS): a config read from a file is a claim the file makes, and
+an unbounded width or depth would have a loader allocate whatever it asks for.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 from dataclasses import dataclass, field
 
 from .. import _core
+
+# Inclusive ranges of the integer fields, each far above the largest preset's value ("base":
+# d_model 192, 6 layers, 6 heads, mlp_ratio 4, head_hidden 128) so that no real network meets
+# them. Together they still allow ~44 GB of parameters, so loaders also cap the total
+# (popucom.nn.checkpoint.MAX_MODEL_BYTES).
+FIELD_LIMITS: dict[str, tuple[int, int]] = {
+    "d_model": (2, 2048),
+    "layers": (1, 64),
+    "heads": (1, 64),
+    "mlp_ratio": (1, 16),
+    "mhc_streams": (1, 16),
+    "sinkhorn_iters": (0, 100),
+    "head_hidden": (1, 4096),
+    "input_planes": (1, 1024),
+    "feature_version": (0, 1_000_000),
+}
+# Open-closed ranges (low, high] of the float fields: angles are radians per cell.
+FLOAT_LIMITS: dict[str, tuple[float, float]] = {
+    "layer_scale_init": (0.0, 100.0),
+    "pope_theta_max": (0.0, 2 * math.pi),
+    "pope_theta_min": (0.0, 2 * math.pi),
+}
+BOOL_FIELDS = ("attn_res", "mhc", "absolute_positions")
+MAX_LOSS_WEIGHT = 1e6
+MAX_PRESET_NAME = 64
+
+
+def _check_int(name: str, value: object) -> None:
+    low, high = FIELD_LIMITS[name]
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"model config {name} must be a whole number from {low} to {high}, got {value!r:.40}")
+    if not low <= value <= high:
+        raise ValueError(f"model config {name} must be from {low} to {high}, got {value}")
+
+
+def _check_float(name: str, value: object, low: float, high: float, closed_low: bool = False) -> None:
+    """`value` a real number in (low, high] ([low, high] when closed_low), or ValueError naming `name`."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    above = real and (value >= low if closed_low else value > low)
+    if not (above and value <= high):
+        bracket = "[" if closed_low else "("
+        raise ValueError(f"{name} must be a finite number in {bracket}{low}, {high}], got {value!r:.40}")
 
 
 @dataclass(frozen=True)
@@ -28,6 +74,10 @@ class LossWeights:
     score: float = 0.002
     score_huber_delta: float = 12.0
     ownership: float = 0.25  # mean squared error of the final floor map
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _check_float(f"loss weight {f.name}", getattr(self, f.name), 0.0, MAX_LOSS_WEIGHT, closed_low=True)
 
 
 @dataclass(frozen=True)
@@ -57,12 +107,27 @@ class ModelConfig:
     loss_weights: LossWeights = field(default_factory=LossWeights)
 
     def __post_init__(self) -> None:
+        self._check_ranges()
         if self.d_model % self.heads:
             raise ValueError(f"d_model {self.d_model} is not a multiple of heads {self.heads}")
         if (self.d_model // self.heads) % 2:
             raise ValueError("the head width must be even (half row phases, half column phases)")
         if self.mhc and self.mhc_streams < 2:
             raise ValueError("mHC needs at least 2 streams")
+
+    def _check_ranges(self) -> None:
+        """Types and bounds of every field (FIELD_LIMITS, FLOAT_LIMITS), each error naming its field."""
+        if not isinstance(self.preset, str) or len(self.preset) > MAX_PRESET_NAME:
+            raise ValueError(f"model config preset must be a name of at most {MAX_PRESET_NAME} characters")
+        for name in FIELD_LIMITS:
+            _check_int(name, getattr(self, name))
+        for name, (low, high) in FLOAT_LIMITS.items():
+            _check_float(f"model config {name}", getattr(self, name), low, high)
+        for name in BOOL_FIELDS:
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"model config {name} must be true or false, got {getattr(self, name)!r:.40}")
+        if not isinstance(self.loss_weights, LossWeights):
+            raise ValueError(f"model config loss_weights must be a table of weights, got {self.loss_weights!r:.40}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -73,9 +138,13 @@ class ModelConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown model config keys: {sorted(unknown)}")
+            raise ValueError(f"unknown model config keys: {sorted(map(str, unknown))[:5]}")
         if isinstance(data.get("loss_weights"), dict):
-            data["loss_weights"] = LossWeights(**data["loss_weights"])
+            weights = data["loss_weights"]
+            unknown_weights = set(weights) - {f.name for f in dataclasses.fields(LossWeights)}
+            if unknown_weights:
+                raise ValueError(f"unknown loss weights: {sorted(map(str, unknown_weights))[:5]}")
+            data["loss_weights"] = LossWeights(**weights)
         return cls(**data)
 
 
