@@ -36,7 +36,6 @@ import argparse
 import copy
 import importlib.util
 import json
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -44,7 +43,7 @@ from pathlib import Path
 import torch
 
 from popucom import _core
-from popucom.benchmarks import machine_info
+from popucom.benchmarks import evaluations_per_s, machine_info
 from popucom.data.positions import random_features
 from popucom.infer.onnx_backend import OnnxEvaluator
 from popucom.infer.openvino_backend import OpenVinoEvaluator
@@ -56,32 +55,6 @@ from popucom.nn.checkpoint import load_network
 from popucom.nn.export import export_onnx
 from popucom.nn.native import NativeForward, native_forward_refusal
 from popucom.nn.reference import eager_reference
-
-MIN_BLOCK_SECONDS = 0.2
-
-
-def seconds(run, x) -> float:
-    """Seconds per call over a block of calls of at least MIN_BLOCK_SECONDS: one call of a
-    millisecond would also time the tail of the previous candidate's threads (torch's OpenMP
-    workers spin a while after each operator, on the cores the next candidate wants)."""
-    calls, start = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < MIN_BLOCK_SECONDS or calls == 0:
-        run(x)
-        calls += 1
-    return elapsed / calls
-
-
-def rates(candidates: dict, batches: list[int], repeats: int) -> dict:
-    inputs = {b: random_features(b, seed=b, komi_range=5) for b in batches}
-    times = {(name, b): [] for name in candidates for b in batches}
-    for run in candidates.values():
-        for b in batches:
-            run(inputs[b])  # warm-up
-    for _ in range(repeats):
-        for b in batches:
-            for name, run in candidates.items():
-                times[name, b].append(seconds(run, inputs[b]))
-    return {name: {str(b): round(b / statistics.median(times[name, b])) for b in batches} for name in candidates}
 
 
 def int8_session(onnx_path: Path, threads: int):
@@ -170,7 +143,7 @@ def main() -> None:
     if native_forward_refusal(net, bf16=False) is None:
         candidates["native_fp32"] = NativeForward(copy.deepcopy(net), threads=threads, bf16=False)
     candidates = {k: v for k, v in candidates.items() if wanted(k) or k == "reference"}
-    table = rates(candidates, args.batches, args.repeats)
+    table = evaluations_per_s(candidates, args.batches, args.repeats)
     speedup = {
         name: {b: round(v / table["reference"][b], 2) for b, v in row.items()}
         for name, row in table.items()
@@ -189,7 +162,7 @@ def main() -> None:
 
         return run
 
-    mhc = rates(
+    mhc = evaluations_per_s(
         {
             f"{'ref_' if plain else ''}{'mhc' if m else 'no_mhc'}": timed(m, plain)
             for m in (False, True)

@@ -187,3 +187,37 @@ def bench_search(
 
 def main_search(repeats: int = 5) -> None:
     print(json.dumps(bench_search(repeats=repeats)))
+
+
+MIN_BLOCK_SECONDS = 0.2
+
+
+def seconds_per_call(run: Callable[[np.ndarray], object], x: np.ndarray) -> float:
+    """Seconds per call over a block of calls of at least MIN_BLOCK_SECONDS: one call of a
+    millisecond would also time the tail of the previous candidate's threads (torch's OpenMP
+    workers spin a while after each operator, on the cores the next candidate wants)."""
+    calls, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < MIN_BLOCK_SECONDS or calls == 0:
+        run(x)
+        calls += 1
+    return elapsed / calls
+
+
+def evaluations_per_s(
+    candidates: dict[str, Callable[[np.ndarray], object]], batches: list[int], repeats: int
+) -> dict[str, dict[str, int]]:
+    """Network evaluations per second of each candidate (a function of a feature batch) at each
+    batch size: the median of `repeats` rounds, the candidates interleaved round by round so that
+    load from other processes hits all alike. Keyed by candidate, then batch size as a string."""
+    from .data.positions import random_features
+
+    inputs = {b: random_features(b, seed=b, komi_range=5) for b in batches}
+    times: dict[tuple[str, int], list[float]] = {(name, b): [] for name in candidates for b in batches}
+    for run in candidates.values():
+        for b in batches:
+            run(inputs[b])  # warm-up
+    for _ in range(repeats):
+        for b in batches:
+            for name, run in candidates.items():
+                times[name, b].append(seconds_per_call(run, inputs[b]))
+    return {name: {str(b): round(b / statistics.median(times[name, b])) for b in batches} for name in candidates}

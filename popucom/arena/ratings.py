@@ -1,4 +1,5 @@
-"""Bradley-Terry ratings fitted over all games at once, and an SPRT for gating.
+"""Bradley-Terry ratings fitted over all games at once, the Elo difference of a score, the
+mean of per-game scores with its standard error, and an SPRT for gating.
 
 Ratings are on the Elo scale (400 log10 odds) with one fixed anchor at 0.
 The fit is a maximum-likelihood Newton solve with a weak Gaussian prior
@@ -130,3 +131,19 @@ class SPRT:
         low, high = self.bounds()
         llr = self.llr(scores)
         return "H1" if llr >= high else "H0" if llr <= low else "continue"
+
+
+def elo_from_score(score: float, clamp: float = 1e-6) -> float:
+    """The Elo difference that gives this expected score (400 log10 odds). The score is first
+    clamped to [clamp, 1 - clamp], so a clean sweep gives a large finite difference."""
+    score = min(max(score, clamp), 1.0 - clamp)
+    return ELO * math.log(score / (1.0 - score))
+
+
+def mean_and_se(values: list[float]) -> tuple[float, float | None]:
+    """The mean and its standard error (None for a single value)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, None
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)

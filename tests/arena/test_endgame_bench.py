@@ -1,6 +1,5 @@
-"""bench/endgame.py: what exact endgame play would have changed in recorded games."""
+"""popucom.experiments.endgame: what exact endgame play would have changed in recorded games."""
 
-import importlib.util
 import json
 import random
 import subprocess
@@ -10,11 +9,9 @@ from pathlib import Path
 from popucom import _core
 from popucom.arena.match import GameRecord, append_records
 from popucom.data.records import outcome_fields
+from popucom.experiments import endgame
 
-BENCH = Path(__file__).parents[2] / "bench" / "endgame.py"
-SPEC = importlib.util.spec_from_file_location("endgame", BENCH)
-endgame = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(endgame)
+COMMAND = [sys.executable, "-m", "popucom.experiments.endgame"]
 
 
 def exact_values(position: _core.Position) -> dict[int, int]:
@@ -56,7 +53,7 @@ def test_exact_games_are_left_alone_and_a_missed_best_last_move_counts_as_better
 def test_command_prints_one_json_line_and_rejects_an_unknown_player(tmp_path: Path) -> None:
     games = tmp_path / "games.jsonl"
     append_records(games, [game(0, False)])
-    run = [sys.executable, str(BENCH), str(games), "--player", "A"]
+    run = [*COMMAND, str(games), "--player", "A"]
     out = subprocess.run(run, capture_output=True, text=True, check=True).stdout.strip().splitlines()
     assert len(out) == 1 and json.loads(out[0])["games"] == 1
     missing = subprocess.run(run[:-1] + ["nobody"], capture_output=True, text=True)
@@ -72,7 +69,7 @@ def test_outcomes_count_the_games_a_late_blunder_turned(tmp_path: Path) -> None:
     assert result["games"] == 4 and result["differ"] == {"6": 1, "1": 1}
     selfplay = tmp_path / "selfplay.games.jsonl"  # one model on both sides, as self-play writes
     selfplay.write_text("".join(json.dumps(r | {"black": "m", "white": "m"}) + "\n" for r in records))
-    run = [sys.executable, str(BENCH), str(selfplay), "--outcomes", "--plies", "6", "1"]
+    run = [*COMMAND, str(selfplay), "--outcomes", "--plies", "6", "1"]
     line = json.loads(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
     assert line["differ"] == {"6": 1, "1": 1}
     selfplay.write_text('{"moves": "e5"}\n')

@@ -1,6 +1,5 @@
-"""bench/paired.py: two players' games against one opponent, paired by opening and colour."""
+"""popucom.experiments.paired: two players' games against one opponent, paired by opening and colour."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -9,11 +8,7 @@ from pathlib import Path
 import pytest
 
 from popucom.arena.match import GameRecord, append_records, read_records
-
-BENCH = Path(__file__).parents[2] / "bench" / "paired.py"
-SPEC = importlib.util.spec_from_file_location("paired", BENCH)
-paired = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(paired)
+from popucom.experiments import paired
 
 
 def game(black: str, white: str, opening: str, result: str, score: int) -> GameRecord:
@@ -53,7 +48,7 @@ def test_command_prints_one_json_line_and_names_a_missing_player(tmp_path: Path)
     games = tmp_path / "games.jsonl"
     append_records(games, records())
     assert len(read_records(games)) == 9
-    run = [sys.executable, str(BENCH), str(games), "--a", "A", "--b", "B", "--opponent", "uct"]
+    run = [sys.executable, "-m", "popucom.experiments.paired", str(games), "--a", "A", "--b", "B", "--opponent", "uct"]
     out = subprocess.run(run, capture_output=True, text=True, check=True).stdout.strip().splitlines()
     assert len(out) == 1 and json.loads(out[0])["overall"]["pairs"] == 4
     missing = subprocess.run(run[:-1] + ["greedy"], capture_output=True, text=True)

@@ -1,14 +1,8 @@
-"""bench/strength.py's head-to-head figure: the score and Elo difference of a model over the
-previous version, with a 95% interval bootstrapped over openings."""
-
-import importlib.util
-from pathlib import Path
+"""popucom.experiments.strength's head-to-head figure: the score and Elo difference of a model
+over the previous version, with a 95% interval bootstrapped over openings."""
 
 from popucom.arena.match import GameRecord
-
-SPEC = importlib.util.spec_from_file_location("strength", Path(__file__).parents[2] / "bench" / "strength.py")
-strength = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(strength)
+from popucom.experiments import strength
 
 
 def pair(opening: str, first: str, second: str) -> list[GameRecord]:

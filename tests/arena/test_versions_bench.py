@@ -1,20 +1,17 @@
-"""bench/versions.py: the shipped versions' learning curve from their strength tables."""
+"""popucom.experiments.versions: the shipped versions' learning curve from their strength tables."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-SPEC = importlib.util.spec_from_file_location("versions", Path(__file__).parents[2] / "bench" / "versions.py")
-versions = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(versions)
+from popucom.experiments import versions
 
 
 def ship_fake(
     folder: Path, version: int, positions: int, gap: tuple[int, int, int] | None, pairings: list[dict] | None = None
 ) -> None:
-    """A shipped model's files as bench/versions.py reads them (the ONNX file only needs to exist)."""
+    """A shipped model's files as popucom.experiments.versions reads them (the ONNX file only needs to exist)."""
     name = f"popucom-small-v{version}"
     (folder / f"{name}.onnx").write_bytes(b"")
     (folder / f"{name}.run.json").write_text(json.dumps({"pipeline_config": {}, "rows_played": positions}))

@@ -1,17 +1,12 @@
-"""bench/learning.py's --model KEY=VALUE: architecture ablations at equal budget."""
+"""popucom.experiments.learning's --model KEY=VALUE: architecture ablations at equal budget."""
 
 import dataclasses
-import importlib.util
-from pathlib import Path
 
 import pytest
 
+from popucom.experiments import learning
 from popucom.nn import PopucomNet
 from popucom.pipeline.config import pipeline_preset
-
-SPEC = importlib.util.spec_from_file_location("learning", Path(__file__).parents[2] / "bench" / "learning.py")
-learning = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(learning)
 
 
 def test_model_overrides_are_typed_and_reach_the_network() -> None:

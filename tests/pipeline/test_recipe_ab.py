@@ -1,16 +1,14 @@
-"""bench/recipe_ab.py: the copies of a run its two arms continue, and the pooled score."""
+"""popucom.experiments.recipe_ab: the copies of a run its two arms continue, the head-to-head
+through the strength table, and the pooled score."""
 
-import importlib.util
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
+from popucom.experiments import recipe_ab
 from popucom.pipeline.lock import RunLock, RunLockedError
-
-SPEC = importlib.util.spec_from_file_location("recipe_ab", Path(__file__).parents[2] / "bench" / "recipe_ab.py")
-recipe_ab = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(recipe_ab)
 
 
 def fake_run(root: Path) -> Path:
@@ -59,13 +57,12 @@ def test_the_pooled_score_counts_every_game() -> None:
     assert pooled["elo"] == 0 and pooled["elo_95"][0] < 0 < pooled["elo_95"][1]
 
 
-def test_bad_arguments_are_refused_before_anything_runs(tmp_path: Path, monkeypatch) -> None:
+def test_bad_arguments_are_refused_before_anything_runs(tmp_path: Path) -> None:
     base = fake_run(tmp_path / "base")
 
     def refusal(*args: str) -> str:
-        monkeypatch.setattr("sys.argv", ["recipe_ab.py", "--minutes", "1", *args])
         with pytest.raises(SystemExit) as stopped:
-            recipe_ab.main()
+            recipe_ab.main(["--minutes", "1", *args])
         return str(stopped.value)
 
     assert "not a run directory" in refusal("--base", str(tmp_path), "--out", str(tmp_path / "x"), "--change", "a=1")
@@ -73,3 +70,17 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path: Path, monkeypa
     assert "exists" in refusal("--base", str(base), "--out", str(tmp_path / "taken"), "--change", "a=1")
     assert "at least one recipe change" in refusal("--base", str(base), "--out", str(tmp_path / "y"))
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_the_head_to_head_is_the_strength_table_of_b_against_a(tmp_path: Path, monkeypatch) -> None:
+    from popucom.experiments import strength
+    from popucom.nn import PopucomNet, preset
+    from popucom.nn.export import export_onnx
+
+    monkeypatch.setattr(strength, "CALIBRATION", [("random", "greedy", 2)])  # the anchor's games, few
+    a = export_onnx(PopucomNet(preset("tiny")).eval(), tmp_path / "A.onnx")
+    b = Path(shutil.copy(a, tmp_path / "B.onnx"))  # one export: the arms' names come from the files
+    result = recipe_ab.head_to_head(tmp_path, b, a, visits=2, games=2, seed=7)
+    assert result["seed"] == 7 and result["games"] == 2
+    assert result["wins"] + result["draws"] + result["losses"] == 2 and len(result["score_95"]) == 2
+    assert (tmp_path / "h2h-seed7.jsonl").exists()

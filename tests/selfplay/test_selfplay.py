@@ -1,21 +1,15 @@
 """Self-play search modes: root noise belongs to the search that uses it, policy
 targets (pruned visits, Gumbel completed-Q) come from C++, Gumbel root search."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import popucom
 from popucom import _core
+from popucom.experiments import endgame
 from popucom.infer import TinyEvaluator, UniformEvaluator
 from popucom.search import BatchedSearch
 from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
-
-SPEC = importlib.util.spec_from_file_location("endgame", Path(__file__).parents[2] / "bench" / "endgame.py")
-endgame = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(endgame)
 
 
 def driver(params: _core.SearchParams | None = None, games: int = 1, seed: int = 0) -> BatchedSearch:
@@ -151,7 +145,7 @@ def test_selfplay_plays_its_last_moves_exactly(tmp_path, solve_plies: int) -> No
         concurrent_games=8, full_visits=4, fast_visits=2, full_search_prob=0.5, games_per_chunk=24
     ).with_search(endgame_solve_plies=solve_plies)
     run_selfplay(UniformEvaluator(), config, tmp_path, "e", 24, KomiSampler(), progress=False)
-    # bench/endgame.py --outcomes: results against the exact value five plies from the end
+    # popucom.experiments.endgame --outcomes: results against the exact value five plies from the end
     outcomes = endgame.outcomes_against_exact(endgame.read_outcome_records(list(tmp_path.glob("*.games.jsonl"))), [5])
     games, misses = outcomes["games"], outcomes["differ"]["5"]
     assert games >= 12

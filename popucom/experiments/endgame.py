@@ -1,7 +1,7 @@
 """What exact endgame play would have changed in games played without it: ONE JSON line.
 
-    python bench/endgame.py GAMES.jsonl --player NAME [--opponent NAME] [--plies 6]
-    python bench/endgame.py SELFPLAY/*.games.jsonl --outcomes [--plies 6 4 2]
+    python -m popucom.experiments.endgame GAMES.jsonl --player NAME [--opponent NAME] [--plies 6]
+    python -m popucom.experiments.endgame SELFPLAY/*.games.jsonl --outcomes [--plies 6 4 2]
 
 For every game of PLAYER (against OPPONENT, if given), each of its moves with PLIES or fewer
 plies left is checked by the solver (`_core.solve` on every legal move). At the first move
@@ -105,14 +105,14 @@ def outcomes_against_exact(records: list[dict], plies: list[int]) -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("games", type=Path, nargs="+")
     parser.add_argument("--player", help="whose moves to check (required without --outcomes)")
     parser.add_argument("--opponent")
     parser.add_argument("--outcomes", action="store_true", help="results against exact values (see above)")
     parser.add_argument("--plies", type=int, nargs="+", default=[6], help="solve the last PLIES plies (default 6)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not all(1 <= n <= 8 for n in args.plies):
         raise SystemExit("endgame: --plies must be 1-8 (the solver's cost grows ~30x a ply)")
     if not args.outcomes and (args.player is None or len(args.plies) > 1 or len(args.games) > 1):

@@ -1,8 +1,8 @@
 """A paired comparison of two players against the same opponent on the same openings: ONE JSON line.
 
-    python bench/paired.py GAMES.jsonl --a NAME --b NAME --opponent NAME
+    python -m popucom.experiments.paired GAMES.jsonl --a NAME --b NAME --opponent NAME
 
-Made for search-setting A/B tests: bench/strength.py plays a model with other search settings
+Made for search-setting A/B tests: popucom.experiments.strength plays a model with other search settings
 (`--search KEY=VALUE,...`) on the same openings and seeds as its defaults, into the same games
 file. Each game of A is matched with B's game from the same opening with the same colour, so the
 opening's own difficulty cancels out: the difference of the paired scores has a far smaller
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections import defaultdict
 from pathlib import Path
 
 from popucom.arena.match import GameRecord, read_records
+from popucom.arena.ratings import mean_and_se
 from popucom.benchmarks import machine_info
 
 
@@ -65,15 +65,6 @@ def summarize_pairs(pairs: list[tuple[float, float, int, int]]) -> dict:
     }
 
 
-def mean_and_se(values: list[float]) -> tuple[float, float | None]:
-    """The mean and its standard error (None for a single value)."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, None
-    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
-
-
 def paired_comparison(records: list[GameRecord], a: str, b: str, opponent: str) -> dict:
     games_a = games_by_opening(records, a, opponent)
     games_b = games_by_opening(records, b, opponent)
@@ -88,13 +79,13 @@ def paired_comparison(records: list[GameRecord], a: str, b: str, opponent: str) 
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("games", type=Path, help="a games file (JSON lines, as bench/strength.py writes)")
+    parser.add_argument("games", type=Path, help="a games file (JSON lines, as popucom.experiments.strength writes)")
     parser.add_argument("--a", required=True, help="the baseline player's name")
     parser.add_argument("--b", required=True, help="the variant's name")
     parser.add_argument("--opponent", required=True, help="the common opponent's name")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         records = read_records(args.games)
     except (OSError, ValueError) as e:

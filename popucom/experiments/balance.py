@@ -6,8 +6,10 @@ A game that ran out of moves is re-scored at komi k from its raw floor differenc
 Re-scoring assumes the players would have played the same moves at another komi, which
 holds only roughly (self-play already samples komi around the fair value).
 
-Usage: python bench/balance.py RUN_DIR [--games 2000] [--boot 2000]
+Usage: python -m popucom.experiments.balance RUN_DIR [--games 2000] [--boot 2000]
 """
+
+from __future__ import annotations
 
 import argparse
 import json
@@ -39,12 +41,12 @@ def balancing_komi(diffs: np.ndarray, black_nlm: np.ndarray, white_nlm: np.ndarr
     return float(ks[i - 1] + (0.5 - lo) / (hi - lo)) if hi > lo else float(ks[i])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--games", type=int, default=2000, help="the newest this many games")
     parser.add_argument("--boot", type=int, default=2000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     files = sorted((args.run_dir / "selfplay").glob("*.games.jsonl"))
     games = [json.loads(line) for f in files for line in f.read_text().splitlines() if line.strip()]
     games = games[-args.games :]

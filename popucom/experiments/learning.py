@@ -7,14 +7,16 @@ as <run>/ladder/curve.png.
 The budget counts this process's CPU time (`--budget cpu`, the fair measure when
 variants share the machine, each on its own threads) or wall time (`--budget wall`).
 
-Usage: python bench/learning.py [--minutes 60] [--root-search puct|gumbel] [--warm-start GAMES]
-                                [--threads 2] [--run-dir DIR] [--points 4] [--ladder-visits 100]
-                                [--model KEY=VALUE ...]
+Usage: python -m popucom.experiments.learning [--minutes 60] [--root-search puct|gumbel]
+           [--warm-start GAMES] [--threads 2] [--run-dir DIR] [--points 4] [--ladder-visits 100]
+           [--model KEY=VALUE ...]
 
 --model changes the network of the preset (a ModelConfig field: bool, int or float), for
 architecture ablations at equal budget, e.g. `--model mhc=true --label mhc` against the
 preset as it is.
 """
+
+from __future__ import annotations
 
 import argparse
 import dataclasses
@@ -60,7 +62,7 @@ def clock(kind: str) -> float:
     return time.process_time() if kind == "cpu" else time.perf_counter()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=60.0, help="budget for warm start + pipeline")
     parser.add_argument("--budget", choices=("cpu", "wall"), default="wall")
@@ -76,7 +78,7 @@ def main() -> None:
     parser.add_argument("--ladder-games", type=int, default=64)
     parser.add_argument("--label", default="")
     parser.add_argument("--model", action="append", default=[], metavar="KEY=VALUE", help="network setting")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     # The ladder (None) runs after the budget, not inside it.
     try:
         overrides = model_overrides(args.model)
@@ -96,7 +98,7 @@ def main() -> None:
     log_file.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     logging.getLogger("popucom").addHandler(log_file)
     logging.getLogger("popucom").setLevel(logging.INFO)
-    log = logging.getLogger("popucom.bench.learning").info
+    log = logging.getLogger(__name__).info
 
     budget = args.minutes * 60
     progress_path = run / "learning_progress.jsonl"

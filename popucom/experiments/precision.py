@@ -1,8 +1,8 @@
 """Two CPU inference paths of one checkpoint against each other: precision (bf16 against fp32,
 popucom.infer.precision) or backend (OpenVINO or the native forward against torch). ONE JSON line.
 
-    python bench/precision.py --model weights/popucom-small-v9.pt [--pair fp32 bf16] [--games 400]
-                              [--visits 50] [--threads 2]
+    python -m popucom.experiments.precision --model weights/popucom-small-v9.pt [--pair fp32 bf16]
+        [--games 400] [--visits 50] [--threads 2]
 
 The same checkpoint twice, through two of these paths (--pair A B, B is the one scored):
   fp32           the torch backend, fp32 everywhere
@@ -25,6 +25,8 @@ Reported:
 A pair with a bf16 path needs a CPU with bf16 arithmetic (AVX512-BF16 or AMX).
 """
 
+from __future__ import annotations
+
 import argparse
 import copy
 import json
@@ -34,14 +36,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from inference import rates  # bench/inference.py and bench/strength.py: this script's folder is on sys.path
-from strength import head_to_head
 
 from popucom import _core
 from popucom.arena.match import make_openings, play_match
 from popucom.arena.players import Player
-from popucom.benchmarks import machine_info
+from popucom.benchmarks import evaluations_per_s, machine_info
 from popucom.data.positions import random_features
+from popucom.experiments.strength import head_to_head
 from popucom.infer.contract import Evaluator
 from popucom.infer.native_backend import NativeEvaluator
 from popucom.infer.openvino_backend import OpenVinoEvaluator
@@ -94,7 +95,7 @@ def evaluator(net: torch.nn.Module, path: str, threads: int, workdir: Path) -> E
     return made
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="a training checkpoint (.pt)")
     parser.add_argument("--games", type=int, default=400)
@@ -103,7 +104,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--batches", type=int, nargs="+", default=[16, 32, 192])
     parser.add_argument("--pair", nargs=2, choices=PATHS, default=["fp32", "bf16"], metavar="PATH")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if set(args.pair) & set(BF16_PATHS) and not cpu_has_bf16():
         raise SystemExit("this CPU has no bf16 arithmetic (AVX512-BF16 or AMX): a bf16 path cannot run here")
     if args.games % 2:
@@ -114,7 +115,7 @@ def main() -> None:
     net = load_network(args.model)
     workdir = Path(tempfile.mkdtemp(prefix="popucom-precision-"))
     evaluators = {name: evaluator(copy.deepcopy(net), name, args.threads, workdir) for name in (first, second)}
-    speed = rates({name: e.run_all for name, e in evaluators.items()}, args.batches, args.repeats)
+    speed = evaluations_per_s({name: e.run_all for name, e in evaluators.items()}, args.batches, args.repeats)
     outputs = output_differences(evaluators[first], evaluators[second])
     start = time.perf_counter()
     names = {k: f"{args.model.stem}@{args.visits},{k}" for k in evaluators}

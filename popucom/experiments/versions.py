@@ -1,8 +1,8 @@
 """The shipped models' learning curve across versions: ONE JSON line, and a PNG for the model card.
 
-    python bench/versions.py [--weights weights] [--plot docs/versions.png]
+    python -m popucom.experiments.versions [--weights weights] [--plot docs/versions.png]
 
-Each shipped model's strength table (weights/<name>.strength.json, from bench/strength.py) rates
+Each shipped model's strength table (weights/<name>.strength.json, from popucom.experiments.strength) rates
 it at 50 and 200 visits by Bradley-Terry with 95% intervals, anchored at `random` = 0 through
 the same bot opponents; its sidecar (<name>.run.json) counts the self-play positions behind it
 (`rows_played`, or v1's `selfplay_positions`). The curve puts ratings against training data,
@@ -10,8 +10,8 @@ version by version, two ways: the head-to-head gaps between consecutive versions
 chained from v1; and one Bradley-Terry fit over the pairings of every table at once (`joint`),
 anchored at uct:10000 (the issue's target opponent) = 0, so that every version at 50 and 200
 visits sits on one scale (a version's own table cannot give that: its bot chain, anchored at
-random, stretches when it loses no game to a bot). Nothing is played here: run bench/strength.py
-for a new version first.
+random, stretches when it loses no game to a bot). Nothing is played here: run
+popucom.experiments.strength for a new version first.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def plot(points: list[dict], path: Path) -> None:
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda x, _: f"{x:g}" if f"{x:g}"[0] in "235" else ""))
         ax.set_xlabel("self-play positions behind the model (thousands, log scale)")
         ax.grid(alpha=0.3, which="both")
-    fig.suptitle("popucom shipped versions (bench/strength.py)")
+    fig.suptitle("popucom shipped versions (popucom.experiments.strength)")
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
@@ -171,14 +171,14 @@ def plot(points: list[dict], path: Path) -> None:
     write_bytes_atomic(path, buffer.getvalue())
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--weights", type=Path, default=None, help="folder of shipped models (default: weights/)")
     parser.add_argument("--plot", type=Path, default=None, help="write the curve here as PNG")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     points = [p for p in (version_point(m) for m in shipped_models(args.weights)) if p]
     if not points:
-        raise SystemExit("no shipped model has a strength table (run bench/strength.py first)")
+        raise SystemExit("no shipped model has a strength table (run python -m popucom.experiments.strength first)")
     chain(points)
     joint_ratings(points)
     if args.plot:

@@ -7,17 +7,18 @@ with 95% intervals) and writes a Markdown table for a model card.
 OPPONENT is a bot (random, greedy, uct:N) or a model file with an optional visit count
 (weights/popucom-small-v1.onnx@visits=50; 200 visits if not given).
 
-Usage: python bench/strength.py MODEL.onnx [--pairing VISITS:OPPONENT:GAMES ...] [--threads 2]
-                                [--search KEY=VALUE,...] [--games-out FILE] [--markdown FILE]
+Usage: python -m popucom.experiments.strength MODEL.onnx [--pairing VISITS:OPPONENT:GAMES ...]
+           [--threads 2] [--search KEY=VALUE,...] [--games-out FILE] [--markdown FILE]
 
 --search plays the model with other search settings (popucom._core.SearchParams fields,
 e.g. score_utility_weight=0.2); they become part of its name, so a variant's games and
 the defaults' games share a games file and are played on the same openings and seeds.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ import numpy as np
 from popucom import _core
 from popucom.arena.match import append_records, make_openings, play_match, read_records, summarize
 from popucom.arena.players import Player
-from popucom.arena.ratings import ELO, fit_bradley_terry, game_results
+from popucom.arena.ratings import elo_from_score, fit_bradley_terry, game_results
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
 from popucom.player_spec import PlayerSpec, is_bot, parse_search_options, search_params, search_suffix
@@ -75,12 +76,6 @@ def opponent_player(spec: PlayerSpec, games: int, threads: int, seed: int) -> Pl
     return model_player(spec.name, Path(spec.source), spec.visits, games, threads, spec.search_params())
 
 
-def elo(score: float) -> float:
-    """The Elo difference of an expected score (ratings.ELO per natural-log odds unit)."""
-    score = min(max(score, 1e-6), 1 - 1e-6)
-    return ELO * math.log(score / (1.0 - score))
-
-
 def head_to_head(records: list, a: str, b: str, boot: int = 4000, seed: int = 0) -> dict | None:
     """a's score and Elo difference over b with a 95% interval, bootstrapped over openings
     (each opening is played twice with colours swapped, so its two games are resampled together;
@@ -104,12 +99,154 @@ def head_to_head(records: list, a: str, b: str, boot: int = 4000, seed: int = 0)
         "games": int(counts.sum()),
         "score": round(score, 3),
         "score_95": [round(float(low), 3), round(float(high), 3)],
-        "elo_difference": round(elo(score)),
-        "elo_difference_95": [round(elo(low)), round(elo(high))],
+        "elo_difference": round(elo_from_score(score)),
+        "elo_difference_95": [round(elo_from_score(low)), round(elo_from_score(high))],
     }
 
 
-def main() -> None:
+def strength_table(
+    model: Path,
+    pairings: list[str] | None = None,
+    *,
+    name: str | None = None,
+    threads: int = 2,
+    opening_plies: int = 2,
+    seed: int = 7,
+    search: dict | None = None,
+    games_out: Path | None = None,
+    markdown: Path | None = None,
+) -> dict:
+    """Plays the pairings (VISITS:OPPONENT:GAMES; DEFAULT_PAIRINGS if None) still missing from
+    the games file and the bot calibration games, then rates everything in the file. Returns the
+    JSON line's content; progress goes to stderr. `search`: the model's SearchParams settings."""
+    search = search or {}
+    stem = name or model.stem
+
+    def model_name(visits: int) -> str:
+        return f"{stem}@{visits}{search_suffix(search)}"
+
+    games_out = games_out or Path(f"strength-{stem}.games.jsonl")
+    records = read_records(games_out) if games_out.exists() else []
+    started = time.perf_counter()
+
+    def have(a: str, b: str) -> int:
+        return sum(1 for r in records if {r.black, r.white} == {a, b})
+
+    for a, b, games in CALIBRATION:
+        if have(a, b) < games:
+            new = play_match(
+                Player(a, games, bot=a, seed=1),
+                Player(b, games, bot=b, seed=2),
+                make_openings(games // 2, opening_plies, seed + 1000),
+            )
+            append_records(games_out, new)
+            records += new
+    played_pairings = [
+        (visits, opponent_spec(text), games) for visits, text, games in map(parse_pairing, pairings or DEFAULT_PAIRINGS)
+    ]
+    for visits, opponent, games in played_pairings:
+        player = model_name(visits)
+        opponent_label = opponent.name
+        played = have(player, opponent_label)
+        missing = games - played
+        if missing <= 0:
+            continue
+        missing += missing % 2
+        t = time.perf_counter()
+        # Only the games still missing, on openings of their own (seeded by how many were played),
+        # so a pairing can be extended later without replaying the same games.
+        new = play_match(
+            model_player(player, model, visits, missing, threads, search_params(search)),
+            opponent_player(opponent, missing, threads, seed=visits + played),
+            make_openings(missing // 2, opening_plies, seed + played),
+            progress=True,
+            desc=f"{player} vs {opponent_label}",
+        )
+        append_records(games_out, new)
+        records += new
+        s = summarize(new, player, opponent_label)
+        print(
+            f"{player} vs {opponent_label}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
+            f"in {time.perf_counter() - t:.0f} s",
+            file=sys.stderr,  # stdout is the one JSON line
+            flush=True,
+        )
+    ratings = fit_bradley_terry(game_results(records), anchor="random", prior_elo=2000.0)
+    rows = []
+    for visits, opponent, _ in played_pairings:
+        player = model_name(visits)
+        opponent_label = opponent.name
+        s = summarize(records, player, opponent_label)
+        n = max(s["games"], 1)
+
+        def rate(side: dict) -> float:
+            played = side["wins"] + side["draws"] + side["losses"]
+            return (side["wins"] + 0.5 * side["draws"]) / played if played else float("nan")
+
+        rows.append(
+            {
+                "model": player,
+                "visits": visits,
+                "opponent": opponent_label,
+                "games": s["games"],
+                "score": round((s["a_wins"] + 0.5 * s["draws"]) / n, 3),
+                "wins": s["a_wins"],
+                "draws": s["draws"],
+                "losses": s["b_wins"],
+                "score_as_black": round(rate(s["a_black"]), 3),
+                "score_as_white": round(rate(s["a_white"]), 3),
+            }
+        )
+    table = {
+        player: {"elo": round(r.elo), "low": round(r.low), "high": round(r.high), "games": r.games}
+        for player, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)
+    }
+    versus_models = [
+        head_to_head(records, model_name(visits), opponent.name)
+        for visits, opponent, _ in played_pairings
+        if opponent.is_network
+    ]
+    if markdown:
+        markdown.write_text(markdown_tables(rows, table, versus_models))
+    return {
+        "benchmark": "strength",
+        "model": str(model),
+        "pairings": rows,
+        "ratings": table,
+        "head_to_head": versus_models,
+        "anchor": "random",
+        "komi": 0,
+        "seconds": round(time.perf_counter() - started),
+        "games_file": str(games_out),
+        "machine": machine_info(),
+    }
+
+
+def markdown_tables(rows: list[dict], table: dict[str, dict], versus_models: list[dict | None]) -> str:
+    """The pairings, the ratings and the head-to-heads as Markdown tables for a model card."""
+    lines = ["| model | opponent | games | score | as Black | as White | W-D-L |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        f"| {r['model']} | {r['opponent']} | {r['games']} | {r['score']:.3f} | {r['score_as_black']:.3f} "
+        f"| {r['score_as_white']:.3f} | {r['wins']}-{r['draws']}-{r['losses']} |"
+        for r in rows
+    ]
+    lines += ["", "| player | Elo (random = 0) | 95% interval | games |", "|---|---|---|---|"]
+    lines += [
+        f"| {name} | {v['elo']:+d} | [{v['low']:+d}, {v['high']:+d}] | {v['games']} |" for name, v in table.items()
+    ]
+    if versus_models:
+        lines += ["", "| model | previous | games | score [95%] | Elo difference [95%] |", "|---|---|---|---|---|"]
+        lines += [
+            f"| {h['a']} | {h['b']} | {h['games']} | {h['score']:.3f} [{h['score_95'][0]:.3f}, "
+            f"{h['score_95'][1]:.3f}] | {h['elo_difference']:+d} [{h['elo_difference_95'][0]:+d}, "
+            f"{h['elo_difference_95'][1]:+d}] |"
+            for h in versus_models
+            if h
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model", type=Path)
     parser.add_argument("--name", help="the model's name in the table (default: the file's stem)")
@@ -124,135 +261,22 @@ def main() -> None:
         help="game records are appended here (and reused: pairings already in the file are not played again)",
     )
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
-    args = parser.parse_args()
-
+    args = parser.parse_args(argv)
     search = parse_search_options(args.search, "--search") if args.search else {}
     if "visits" in search:
         raise SystemExit("--search: the model's visits come from --pairing")
-    stem = args.name or args.model.stem
-
-    def model_name(visits: int) -> str:
-        return f"{stem}@{visits}{search_suffix(search)}"
-
-    games_out = args.games_out or Path(f"strength-{stem}.games.jsonl")
-    records = read_records(games_out) if games_out.exists() else []
-    started = time.perf_counter()
-
-    def have(a: str, b: str) -> int:
-        return sum(1 for r in records if {r.black, r.white} == {a, b})
-
-    for a, b, games in CALIBRATION:
-        if have(a, b) < games:
-            new = play_match(
-                Player(a, games, bot=a, seed=1),
-                Player(b, games, bot=b, seed=2),
-                make_openings(games // 2, args.opening_plies, args.seed + 1000),
-            )
-            append_records(games_out, new)
-            records += new
-    pairings = [
-        (visits, opponent_spec(text), games)
-        for visits, text, games in map(parse_pairing, args.pairing or DEFAULT_PAIRINGS)
-    ]
-    for visits, opponent, games in pairings:
-        name = model_name(visits)
-        opponent_label = opponent.name
-        played = have(name, opponent_label)
-        missing = games - played
-        if missing <= 0:
-            continue
-        missing += missing % 2
-        t = time.perf_counter()
-        # Only the games still missing, on openings of their own (seeded by how many were played),
-        # so a pairing can be extended later without replaying the same games.
-        new = play_match(
-            model_player(name, args.model, visits, missing, args.threads, search_params(search)),
-            opponent_player(opponent, missing, args.threads, seed=visits + played),
-            make_openings(missing // 2, args.opening_plies, args.seed + played),
-            progress=True,
-            desc=f"{name} vs {opponent_label}",
-        )
-        append_records(games_out, new)
-        records += new
-        s = summarize(new, name, opponent_label)
-        print(
-            f"{name} vs {opponent_label}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
-            f"in {time.perf_counter() - t:.0f} s",
-            file=sys.stderr,  # stdout is the one JSON line
-            flush=True,
-        )
-    ratings = fit_bradley_terry(game_results(records), anchor="random", prior_elo=2000.0)
-    rows = []
-    for visits, opponent, _ in pairings:
-        name = model_name(visits)
-        opponent_label = opponent.name
-        s = summarize(records, name, opponent_label)
-        n = max(s["games"], 1)
-
-        def rate(side: dict) -> float:
-            played = side["wins"] + side["draws"] + side["losses"]
-            return (side["wins"] + 0.5 * side["draws"]) / played if played else float("nan")
-
-        rows.append(
-            {
-                "model": name,
-                "visits": visits,
-                "opponent": opponent_label,
-                "games": s["games"],
-                "score": round((s["a_wins"] + 0.5 * s["draws"]) / n, 3),
-                "wins": s["a_wins"],
-                "draws": s["draws"],
-                "losses": s["b_wins"],
-                "score_as_black": round(rate(s["a_black"]), 3),
-                "score_as_white": round(rate(s["a_white"]), 3),
-            }
-        )
-    table = {
-        name: {"elo": round(r.elo), "low": round(r.low), "high": round(r.high), "games": r.games}
-        for name, r in sorted(ratings.items(), key=lambda kv: kv[1].elo)
-    }
-    versus_models = [
-        head_to_head(records, model_name(visits), opponent.name)
-        for visits, opponent, _ in pairings
-        if opponent.is_network
-    ]
-    if args.markdown:
-        lines = ["| model | opponent | games | score | as Black | as White | W-D-L |", "|---|---|---|---|---|---|---|"]
-        lines += [
-            f"| {r['model']} | {r['opponent']} | {r['games']} | {r['score']:.3f} | {r['score_as_black']:.3f} "
-            f"| {r['score_as_white']:.3f} | {r['wins']}-{r['draws']}-{r['losses']} |"
-            for r in rows
-        ]
-        lines += ["", "| player | Elo (random = 0) | 95% interval | games |", "|---|---|---|---|"]
-        lines += [
-            f"| {name} | {v['elo']:+d} | [{v['low']:+d}, {v['high']:+d}] | {v['games']} |" for name, v in table.items()
-        ]
-        if versus_models:
-            lines += ["", "| model | previous | games | score [95%] | Elo difference [95%] |", "|---|---|---|---|---|"]
-            lines += [
-                f"| {h['a']} | {h['b']} | {h['games']} | {h['score']:.3f} [{h['score_95'][0]:.3f}, "
-                f"{h['score_95'][1]:.3f}] | {h['elo_difference']:+d} [{h['elo_difference_95'][0]:+d}, "
-                f"{h['elo_difference_95'][1]:+d}] |"
-                for h in versus_models
-                if h
-            ]
-        args.markdown.write_text("\n".join(lines) + "\n")
-    print(
-        json.dumps(
-            {
-                "benchmark": "strength",
-                "model": str(args.model),
-                "pairings": rows,
-                "ratings": table,
-                "head_to_head": versus_models,
-                "anchor": "random",
-                "komi": 0,
-                "seconds": round(time.perf_counter() - started),
-                "games_file": str(games_out),
-                "machine": machine_info(),
-            }
-        )
+    result = strength_table(
+        args.model,
+        args.pairing,
+        name=args.name,
+        threads=args.threads,
+        opening_plies=args.opening_plies,
+        seed=args.seed,
+        search=search,
+        games_out=args.games_out,
+        markdown=args.markdown,
     )
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """A paired A/B of a training recipe at equal wall time: ONE JSON line.
 
-    python bench/recipe_ab.py --base runs/NAME --out runs/ab-NAME --minutes 70 \\
+    python -m popucom.experiments.recipe_ab --base runs/NAME --out runs/ab-NAME --minutes 70 \\
         --change replay_ratio=2.5 [--change KEY=VALUE ...] [--change-a KEY=VALUE ...] \\
         [--games 400] [--visits 50] [--seeds 7 11]
 
@@ -9,7 +9,7 @@ the rest copied, under the run's lock), and both copies continue side by side fr
 state with the same seed, one thread each, for --minutes of wall time (`popucom pipeline
 --stop-after`); arm B takes the --change settings, arm A the --change-a ones (none: the run's own
 recipe). Then B's newest model plays A's newest at --visits (colours swapped, komi 0), `games`
-games on the openings of each seed in --seeds (bench/strength.py), on both threads. Reported:
+games on the openings of each seed in --seeds (popucom.experiments.strength), on both threads. Reported:
 each arm's iterations and optimiser steps, the head-to-head of each seed, and B's score over all
 of them with a 95% interval. Logs, the arms and the game records stay under --out.
 """
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -26,10 +25,11 @@ import sys
 import time
 from pathlib import Path
 
+from popucom.arena.ratings import elo_from_score, mean_and_se
 from popucom.benchmarks import machine_info
+from popucom.experiments.strength import strength_table
 from popucom.pipeline.lock import RunLock
 
-ROOT = Path(__file__).resolve().parents[1]
 SHARED = ("selfplay",)  # written once, never changed in place: hard-linked, not copied
 SKIPPED = ("pipeline.lock",)
 
@@ -95,13 +95,15 @@ def run_arms(out: Path, minutes: float, changes: dict[str, list[str]]) -> None:
 
 
 def head_to_head(out: Path, b: Path, a: Path, visits: int, games: int, seed: int) -> dict:
-    command = [sys.executable, str(ROOT / "bench" / "strength.py"), str(b), "--name", "B", "--threads", "2"]
-    command += ["--seed", str(seed), "--games-out", str(out / f"h2h-seed{seed}.jsonl")]
-    command += ["--pairing", f"{visits}:{a}@visits={visits}:{games}"]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"bench/strength.py failed:\n{done.stderr[-2000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    """B's strength table against A alone (named "B", on both threads), on the openings of `seed`."""
+    result = strength_table(
+        b,
+        [f"{visits}:{a}@visits={visits}:{games}"],
+        name="B",
+        threads=2,
+        seed=seed,
+        games_out=out / f"h2h-seed{seed}.jsonl",
+    )
     pairing = result["pairings"][0]
     return {
         "seed": seed,
@@ -115,9 +117,9 @@ def pooled(results: list[dict]) -> dict:
     games = sum(r["games"] for r in results)
     points = [1.0] * sum(r["wins"] for r in results) + [0.5] * sum(r["draws"] for r in results)
     points += [0.0] * sum(r["losses"] for r in results)
-    mean = sum(points) / games
-    half = 1.96 * math.sqrt(sum((p - mean) ** 2 for p in points) / (games - 1) / games) if games > 1 else 0.5
-    elo = [round(-400 * math.log10(1 / min(max(s, 1e-3), 1 - 1e-3) - 1)) for s in (mean - half, mean, mean + half)]
+    mean, se = mean_and_se(points)
+    half = 1.96 * se if se is not None else 0.5
+    elo = [round(elo_from_score(s, clamp=1e-3)) for s in (mean - half, mean, mean + half)]
     return {
         "games": games,
         "score": round(mean, 4),
@@ -127,7 +129,7 @@ def pooled(results: list[dict]) -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base", type=Path, required=True, help="the run both arms continue")
     parser.add_argument("--out", type=Path, required=True, help="a new folder for the arms, logs and games")
@@ -137,7 +139,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=400, help="games per seed")
     parser.add_argument("--visits", type=int, default=50)
     parser.add_argument("--seeds", type=int, nargs="+", default=[7])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not (args.base / "config.json").exists():
         raise SystemExit(f"--base {args.base}: not a run directory (no config.json)")
     if args.out.exists():

@@ -3,8 +3,10 @@ about the same parameter count, trained for the same steps on one fixed
 dataset of uct bot games. One JSON line per variant: validation losses and
 accuracies, parameters, CPU inference positions/s.
 
-Usage: python bench/arch_ablation.py [--games 1200] [--steps 300] [--preset small] [--data DIR]
+Usage: python -m popucom.experiments.arch_ablation [--games 1200] [--steps 300] [--preset small] [--data DIR]
 """
+
+from __future__ import annotations
 
 import argparse
 import json
@@ -56,7 +58,7 @@ def conv_matching(config, target_params: int) -> ConvResNet:
     return ConvResNet(config, best[1], best[2])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1200)
     parser.add_argument("--rollouts", type=int, default=200)
@@ -70,7 +72,7 @@ def main() -> None:
         action="store_true",
         help="only measure CPU inference positions/s of each variant (untrained weights)",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.inference_only:
         target = PopucomNet(preset(args.preset, **VARIANTS["attn_res"])).num_parameters()
         for name in args.only or [*VARIANTS, "conv_resnet"]:
