@@ -5,7 +5,7 @@ given number of plies left: ONE JSON line.
                            [--games-file GAMES.jsonl [--black NAME] [--white NAME] [--limit N]]
 
 The positions are taken from games of BOT against itself after 2 random plies (seeded, so
-every run solves the same positions), or from a games file (bench/strength.py writes them),
+every run solves the same positions), or from a games file (popucom.experiments.strength writes them),
 PLIES before each game's end; --black / --white keep only the file's games with that player
 on that side. Reported per horizon: the positions, their exact values (as a
 string of + 0 -, so two builds can be checked to agree), the positions visited (the last

@@ -7,9 +7,9 @@ products bf16 operands and keeps everything else (norms, attention, softmaxes, t
 fp32, except that the attention kernel takes its logits and value sums as bf16 dot products
 where the CPU has AVX512-BF16 (csrc/nn/pope_attention_dots.cpp); bf16 autocast of the whole
 forward was slower there, since it also moves the attention out of the fused kernel.
-bench/precision.py measures speed, output error and strength.
+popucom.experiments.precision measures speed, output error and strength.
 
-Measured on v9 (bench/precision.py, 2 threads): 1.18x the evaluations/s at batch 16 and 1.31x at
+Measured on v9 (popucom.experiments.precision, 2 threads): 1.18x the evaluations/s at batch 16 and 1.31x at
 192; the move probabilities move by 0.0002 on average (0.04 at most), the win/draw/loss ones by
 0.001 (0.01 at most), the top move is the same in 97.9% of positions, and over 400 games at 50
 visits the bf16 player scored 0.516 [0.489, 0.544] against the fp32 one. The attention's bf16

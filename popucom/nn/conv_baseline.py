@@ -1,5 +1,5 @@
 """A small convolutional ResNet with the same heads, used only as the
-architecture ablation's baseline (bench/arch_ablation.py). Not a production model."""
+architecture ablation's baseline (popucom.experiments.arch_ablation). Not a production model."""
 
 from __future__ import annotations
 

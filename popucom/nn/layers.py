@@ -220,7 +220,7 @@ class MLP(nn.Module):
 
 
 # Below this many positions the conversions to and from bf16 cost more than the narrower
-# products save (bench/precision.py: slower at batch 1, faster from 8 on).
+# products save (popucom.experiments.precision: slower at batch 1, faster from 8 on).
 NARROW_MATMUL_MIN_BATCH = 8
 
 
