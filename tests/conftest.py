@@ -53,6 +53,21 @@ def bad_exported_models(tmp_path):
         entry.key, entry.value = "location", "../../../../etc/passwd"
         weights.ClearField("raw_data")
         (tmp_path / "ext.onnx").write_bytes(external.SerializeToString())
+        # Batch 1 fixed in the graph's signature: passes the metadata, then any batch > 1 fails.
+        fixed = onnx.load(str(good))
+        for value in (*fixed.graph.input, *fixed.graph.output):
+            batch = value.type.tensor_type.shape.dim[0]
+            batch.ClearField("dim_param")
+            batch.dim_value = 1
+        onnx.save(fixed, str(tmp_path / "fixed_batch.onnx"))
+        # The input declared float64 (cast to float32 inside, so the graph itself is valid).
+        double = onnx.load(str(good))
+        double.graph.input[0].type.tensor_type.elem_type = onnx.TensorProto.DOUBLE
+        for node in double.graph.node:
+            node.input[:] = ["features_f32" if name == "features" else name for name in node.input]
+        cast = onnx.helper.make_node("Cast", ["features"], ["features_f32"], to=onnx.TensorProto.FLOAT)
+        double.graph.node.insert(0, cast)
+        onnx.save(double, str(tmp_path / "double_input.onnx"))
         assert popucom.FEATURE_VERSION != 999
         return [
             (tmp_path / "future.onnx", ValueError, "feature version 999"),
@@ -61,6 +76,12 @@ def bad_exported_models(tmp_path):
             (tmp_path / "renamed_output.onnx", ValueError, "outputs .name: shape per position. are"),
             (tmp_path / "missing.onnx", FileNotFoundError, "no model at"),
             (tmp_path / "ext.onnx", ValueError, "ext.onnx: External data: tensor"),  # before any runtime reads it
+            (tmp_path / "fixed_batch.onnx", ValueError, "fixed_batch.onnx: input 'features' has a fixed batch of 1"),
+            (
+                tmp_path / "double_input.onnx",
+                ValueError,
+                "double_input.onnx: input 'features' is float64, expected float32",
+            ),
         ]
 
     return make

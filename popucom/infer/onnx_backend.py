@@ -15,10 +15,18 @@ import numpy as np
 from ..nn.export import INPUT_NAME
 from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
-from .exported_model import check_interface, open_exported
+from .exported_model import Port, check_interface, open_exported
 from .threads import onnx_session_options
 
 PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
+# ONNX Runtime's element types ("tensor(float)") in numpy's words, where they differ.
+ORT_DTYPES = {"float": "float32", "double": "float64"}
+
+
+def _port(arg) -> Port:
+    """An onnxruntime NodeArg as exported_model sees a port."""
+    kind = arg.type.removeprefix("tensor(").removesuffix(")")
+    return Port(arg.name, arg.shape, ORT_DTYPES.get(kind, kind))
 
 
 class OnnxEvaluator:
@@ -42,8 +50,8 @@ class OnnxEvaluator:
             raise RuntimeError(f"onnxruntime fell back to {self.session.get_providers()[0]} instead of {wanted}")
         check_interface(
             self.path,
-            [(i.name, i.shape) for i in self.session.get_inputs()],
-            {o.name: o.shape for o in self.session.get_outputs()},
+            [_port(i) for i in self.session.get_inputs()],
+            [_port(o) for o in self.session.get_outputs()],
         )
         self.feature_version = int(self.metadata["feature_version"])
         self.preset = self.metadata.get("preset", "?")

@@ -32,7 +32,7 @@ import numpy as np
 from ..nn.export import INPUT_NAME
 from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
-from .exported_model import check_interface, open_exported
+from .exported_model import Port, check_interface, open_exported
 from .threads import resolve_threads
 
 
@@ -62,9 +62,16 @@ def compile_settings(threads: int) -> dict[str, object]:
     }
 
 
-def _dimensions(shape) -> list[int | None]:
-    """An OpenVINO PartialShape as sizes, None for a dynamic dimension."""
-    return [d.get_length() if d.is_static else None for d in shape]
+# OpenVINO's element type names in numpy's words, where they differ (others, such as bf16, stay).
+OV_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i64": "int64", "i32": "int32"}
+
+
+def _ports(port) -> list[Port]:
+    """An OpenVINO model input or output, once per name, as exported_model sees a port: sizes
+    (None for a dynamic dimension) and the element type in numpy's words."""
+    shape = [d.get_length() if d.is_static else None for d in port.get_partial_shape()]
+    kind = port.get_element_type().get_type_name()
+    return [Port(name, shape, OV_DTYPES.get(kind, kind)) for name in sorted(port.get_names())]
 
 
 class OpenVinoEvaluator:
@@ -82,8 +89,8 @@ class OpenVinoEvaluator:
             raise ValueError(f"{self.path}: OpenVINO cannot read it ({str(e).splitlines()[0]})") from e
         check_interface(
             self.path,
-            [(i.get_any_name(), _dimensions(i.get_partial_shape())) for i in model.inputs],
-            {name: _dimensions(o.get_partial_shape()) for o in model.outputs for name in o.get_names()},
+            [port for i in model.inputs for port in _ports(i)],
+            [port for o in model.outputs for port in _ports(o)],
         )
         self.compiled = core.compile_model(model, "CPU", compile_settings(self.threads))
         self.version = ov.get_version().split("-")[0]
