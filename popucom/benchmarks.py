@@ -221,3 +221,49 @@ def evaluations_per_s(
             for name, run in candidates.items():
                 times[name, b].append(seconds_per_call(run, inputs[b]))
     return {name: {str(b): round(b / statistics.median(times[name, b])) for b in batches} for name in candidates}
+
+
+def bot_game_moves(bot_spec: str, games: int, seed: int) -> list[list[int]]:
+    """Each game's moves: BOT against itself after 2 uniformly random plies."""
+    rng = random.Random(seed)
+    bot = _core.Bot(bot_spec)
+    records = []
+    for _ in range(games):
+        game = _core.Game(0)
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()) if len(game) < 2 else bot.select_move(game.position))
+        records.append(list(game.moves))
+    return records
+
+
+def position_before_end(moves: list[int], plies: int) -> _core.Position | None:
+    """The position with `plies` plies left in a game (None if the game ended earlier)."""
+    position = _core.Position()
+    for move in moves:
+        if sum(position.moves_left) == plies:
+            return position
+        position = position.play(move)
+    return position if sum(position.moves_left) == plies and not position.is_over else None
+
+
+def solve_all(positions: list[_core.Position], plies: int) -> dict:
+    """Solves each position `plies` plies deep, each timed in process time: the values (as a
+    string of + 0 -), the positions visited, the CPU seconds in all, median and slowest."""
+    values, nodes, seconds = [], [], []
+    for position in positions:
+        start = time.process_time()
+        value, visited = _core.solve_counted(position, plies)
+        seconds.append(time.process_time() - start)
+        values.append(value)
+        nodes.append(visited)
+    total = sum(seconds)
+    return {
+        "plies": plies,
+        "positions": len(positions),
+        "values": "".join("-0+"[v + 1] for v in values),
+        "nodes": sum(nodes),
+        "cpu_seconds": round(total, 3),
+        "median_ms": round(1000 * statistics.median(seconds), 2),
+        "slowest_s": round(max(seconds), 3),
+        "nodes_per_cpu_second": round(sum(nodes) / total) if total > 0 else None,
+    }

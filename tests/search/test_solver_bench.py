@@ -1,6 +1,6 @@
-"""bench/solver.py and _core.solve_counted: the endgame solver's speed benchmark."""
+"""bench/solver.py and _core.solve_counted: the endgame solver's speed benchmark, its positions
+taken by popucom.benchmarks."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -8,18 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from popucom import _core
+from popucom import _core, benchmarks
 
-BENCH = Path(__file__).parents[2] / "bench" / "solver.py"
-SPEC = importlib.util.spec_from_file_location("solver_bench", BENCH)
-solver_bench = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(solver_bench)
+BENCH = Path(__file__).parents[2] / "bench" / "solver.py"  # a script: run, not imported
 
 
 def test_solve_counted_agrees_with_solve_and_counts_positions() -> None:
-    games = solver_bench.bot_game_moves("greedy", 6, seed=5)
+    games = benchmarks.bot_game_moves("greedy", 6, seed=5)
     for moves in games:
-        position = solver_bench.position_before_end(moves, 4)
+        position = benchmarks.position_before_end(moves, 4)
         assert position is not None and sum(position.moves_left) == 4
         value, nodes = _core.solve_counted(position, 4)
         assert value == _core.solve(position, 4) and value in (-1, 0, 1)
@@ -30,8 +27,8 @@ def test_solve_counted_agrees_with_solve_and_counts_positions() -> None:
 
 
 def test_position_before_end_is_the_game_position_with_that_many_plies_left() -> None:
-    moves = solver_bench.bot_game_moves("random", 1, seed=9)[0]
-    position = solver_bench.position_before_end(moves, 3)
+    moves = benchmarks.bot_game_moves("random", 1, seed=9)[0]
+    position = benchmarks.position_before_end(moves, 3)
     replayed = _core.Position()
     for move in moves[: len(moves) - 3]:
         replayed = replayed.play(move)
@@ -60,7 +57,7 @@ def test_bench_takes_a_games_file_filtered_by_player(tmp_path: Path) -> None:
 
     records = []
     for seed, (black, white) in enumerate([("a", "b"), ("b", "a"), ("a", "c")]):
-        moves = solver_bench.bot_game_moves("greedy", 1, seed=seed)[0]
+        moves = benchmarks.bot_game_moves("greedy", 1, seed=seed)[0]
         final = _core.Position()
         for move in moves:
             final = final.play(move)
