@@ -5,14 +5,18 @@ Layout of a `.pcs` file:
     8 bytes   magic b"PCSHARD1"
     4 bytes   little-endian header length H
     H bytes   JSON header: format_version, feature_version, num_samples,
-              num_games, meta (free-form, e.g. the producing model), and
-              for each array its dtype, shape and byte offset
+              num_games, meta (free-form, e.g. the producing model),
+              for each array its dtype, shape and byte offset, the CRC-32
+              of each array's bytes (checksums) and of the header itself
+              (header_crc32)
     ...       the raw arrays, C order, each 64-byte aligned
 
 Positions are stored packed (`Position.pack()`, 9 x uint64 = 72 bytes), not as
 float planes; a sample is ~330 bytes. Arrays are memory-mapped on read, so a
 trainer samples rows from a window of many shards without loading them.
-Shards are written atomically (temp file + rename).
+Shards are written atomically (temp file + rename). The checksums catch what no value check
+can: a zeroed tail or a flipped bit reads as plausible targets. Version-1 shards (before the
+checksums) are still read, with one warning that their damage cannot be seen.
 
 The feature planes are never stored: the trainer encodes them from the packed
 positions when it samples a batch (`encode_batch`), always with this build's
@@ -27,6 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +43,8 @@ from ..fileio import write_atomic
 log = logging.getLogger(__name__)
 
 MAGIC = b"PCSHARD1"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # 1: no checksums
 ALIGN = 64
 
 # name -> (dtype, per-sample shape, meaning)
@@ -90,6 +96,7 @@ def write_shard(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: di
         "num_games": int(len(np.unique(prepared["game_id"]))),
         "meta": meta or {},
         "arrays": {},
+        "checksums": {name: _crc32(a) for name, a in prepared.items()},
     }
     # Offsets depend on the header length, which depends on the offsets: lay out
     # the data after a header padded to a fixed, generous size.
@@ -98,7 +105,7 @@ def write_shard(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: di
     for name, a in prepared.items():
         header["arrays"][name] = {"dtype": a.dtype.str, "shape": list(a.shape), "offset": offset}
         offset = _aligned(offset + a.nbytes)
-    header_bytes = json.dumps(header).encode()
+    header_bytes = sealed_header(header)
     if 12 + len(header_bytes) > body_start:
         raise ValueError("shard header too large")
 
@@ -140,11 +147,18 @@ def read_shard(path: str | os.PathLike) -> Shard:
         raise ShardError(f"{path}: corrupt shard header: {e}") from e
     if not isinstance(header, dict):
         raise ShardError(f"{path}: corrupt shard header: a JSON {type(header).__name__}, not an object")
-    if header.get("format_version") != FORMAT_VERSION:
+    version = header.get("format_version")
+    if not (isinstance(version, int) and not isinstance(version, bool) and version in READABLE_VERSIONS):
         raise ShardError(
-            f"{path}: shard format version {header.get('format_version')!r:.40}, "
-            f"this build reads version {FORMAT_VERSION}"
+            f"{path}: shard format version {version!r:.40}, this build reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}"
         )
+    if version == 1 and ("checksums" in header or "header_crc32" in header):
+        # Version 1 never had them: a flipped bit turned a 2 into a 1.
+        raise ShardError(f"{path}: a version-1 header with checksums: the file is damaged")
+    checksums = _checked_checksums(path, header) if version >= 2 else None
+    if checksums is None:
+        _warn_unchecked(path)
     if header.get("feature_version") != _core.FEATURE_VERSION:
         # Nothing to convert: only packed positions are stored, and the trainer encodes them
         # with this build's encoder when it samples them.
@@ -195,8 +209,61 @@ def read_shard(path: str | os.PathLike) -> Shard:
             if n
             else np.zeros((0, *shape), dtype=dtype)
         )
+        if checksums is not None and _crc32(arrays[name]) != checksums[name]:
+            raise ShardError(
+                f"{path}: array '{name}' fails its checksum (crc32 {_crc32(arrays[name]):08x}, header has "
+                f"{checksums[name]:08x}): the file is damaged"
+            )
     _check_targets(path, arrays)
     return Shard(path, header, arrays)
+
+
+def _crc32(array: np.ndarray) -> int:
+    return zlib.crc32(np.ascontiguousarray(array).data) & 0xFFFFFFFF
+
+
+def _header_crc32(header: dict) -> int:
+    """CRC-32 of the header less its own checksum, serialized canonically (sorted keys), so a
+    reader recomputes it from the parsed header whatever the writer's spacing."""
+    rest = {key: value for key, value in header.items() if key != "header_crc32"}
+    return zlib.crc32(json.dumps(rest, sort_keys=True).encode()) & 0xFFFFFFFF
+
+
+def sealed_header(header: dict) -> bytes:
+    """The header's bytes with its own checksum added (`header_crc32`)."""
+    return json.dumps({**header, "header_crc32": _header_crc32(header)}).encode()
+
+
+def _checked_checksums(path: Path, header: dict) -> dict[str, int]:
+    """The array checksums of a version-2 header, once the header's own checksum holds."""
+    stored = header.get("header_crc32")
+    if not _is_crc(stored):
+        raise ShardError(f"{path}: header field 'header_crc32' is {stored!r:.40}, not a CRC-32")
+    if _header_crc32(header) != stored:
+        raise ShardError(f"{path}: the header fails its checksum (header_crc32): the file is damaged")
+    checksums = header.get("checksums")
+    if not isinstance(checksums, dict) or not all(_is_crc(checksums.get(name)) for name in FIELDS):
+        raise ShardError(f"{path}: header field 'checksums' is missing or lacks a CRC-32 for an array")
+    return checksums
+
+
+def _is_crc(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 32
+
+
+_warned_unchecked: list[Path] = []
+
+
+def _warn_unchecked(path: Path) -> None:
+    """Once per process: many version-1 shards in a window would repeat it for each."""
+    if not _warned_unchecked:
+        _warned_unchecked.append(path)
+        log.warning(
+            "%s: a format-version-1 shard has no checksums, so damage to its arrays cannot be seen "
+            "(self-play writes version %d; further version-1 shards are read without this warning)",
+            path,
+            FORMAT_VERSION,
+        )
 
 
 def _is_count(value: object) -> bool:

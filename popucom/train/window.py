@@ -18,6 +18,10 @@ from ..data.shards import FIELDS, ShardError, read_shard
 
 NUM_SQUARES = _core.NUM_SQUARES
 
+# The way on past a damaged shard: the window (the pipeline's, or `popucom train`'s) opens
+# without it; self-play data is regenerable, and a finished iteration does not replay its games.
+DELETE_SHARD = "delete it and run the same command again (the training window goes on without it)"
+
 # SOURCE[s][j]: the square whose value lands on square j under symmetry s.
 SOURCE = np.zeros((_core.NUM_SYMMETRIES, NUM_SQUARES), dtype=np.int64)
 for _s in range(_core.NUM_SYMMETRIES):
@@ -50,7 +54,7 @@ class ReplayWindow:
             try:
                 shard = read_shard(path)
             except ShardError as e:
-                raise ShardError(f"training window: {e}") from e
+                raise ShardError(f"training window: {e}; {DELETE_SHARD}") from e
             if len(shard):
                 self.shards.append(shard)
                 total += len(shard)
@@ -79,6 +83,18 @@ class ReplayWindow:
         rows = self.val_rows[:limit] if limit else self.val_rows
         return [self._gather(rows[i : i + batch_size], None) for i in range(0, len(rows), batch_size)]
 
+    def _name_corrupt_position(self, picked: np.ndarray) -> None:
+        """Raises ShardError naming the shard and row of the first packed position of a batch
+        that does not unpack (the encoder only knows its place in the batch)."""
+        for k, row in picked:
+            shard = self.shards[int(k)]
+            try:
+                _core.Position.unpack(np.ascontiguousarray(shard.arrays["state"][int(row)]))
+            except ValueError as e:
+                raise ShardError(
+                    f"{shard.path}: row {int(row)}: packed position is corrupt ({e}); {DELETE_SHARD}"
+                ) from None
+
     def _gather(self, picked: np.ndarray, symmetries: np.ndarray | None) -> Batch:
         n = len(picked)
         names = ("state", "policy", "outcome", "score", "ownership", "full_search")
@@ -90,7 +106,11 @@ class ReplayWindow:
                 data[name][mask] = self.shards[k].arrays[name][local]
         syms = symmetries.astype(np.uint8) if symmetries is not None else None
         features = np.empty((n, _core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE), dtype=np.float32)
-        _core.encode_batch(np.ascontiguousarray(data["state"]), features, syms)
+        try:
+            _core.encode_batch(np.ascontiguousarray(data["state"]), features, syms)
+        except ValueError:
+            self._name_corrupt_position(picked)
+            raise
         policy = data["policy"].astype(np.float32)
         ownership = data["ownership"].astype(np.float32)
         if syms is not None:

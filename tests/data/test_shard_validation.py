@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from popucom.data import ShardError, read_shard, write_shard
-from popucom.data.shards import FIELDS, MAGIC
+from popucom.data import ShardError, read_shard, shards, write_shard
+from popucom.data.shards import FIELDS, MAGIC, sealed_header
 
 
 @pytest.fixture(scope="module")
@@ -17,12 +17,19 @@ def good(bot_shards):
 
 
 def rewrite_header(good, tmp_path, edit) -> object:
+    """The shard with its header edited; its header checksum is made to fit the edit unless the
+    edit changed the checksum itself (a forger can always compute one: the header is checked for
+    what it says, not only for damage)."""
     raw = good.read_bytes()
     length = int.from_bytes(raw[8:12], "little")
     header = json.loads(raw[12 : 12 + length])
     body_start = min(spec["offset"] for spec in header["arrays"].values())
+    sealed = header["header_crc32"]
     new = edit(header)
-    data = json.dumps(new).encode()
+    if isinstance(new, dict) and new.get("header_crc32") == sealed:
+        data = sealed_header(new)
+    else:
+        data = json.dumps(new).encode()
     assert 12 + len(data) <= body_start
     path = tmp_path / "crafted.pcs"
     path.write_bytes(
@@ -109,6 +116,8 @@ def fuzz_shards(good, tmp_path, cases: int, seed: int) -> None:
     rng = random.Random(seed)
     raw = good.read_bytes()
     length = int.from_bytes(raw[8:12], "little")
+    ranges = list(array_ranges(good).values())
+    arrays_end = max(b for _, b in ranges)
     refused = 0
     for case in range(cases):
         path = tmp_path / f"fuzz{case % 4}.pcs"
@@ -127,21 +136,28 @@ def fuzz_shards(good, tmp_path, cases: int, seed: int) -> None:
                 return h
 
             path = rewrite_header(good, tmp_path, edit)
+            damaged_arrays = False
         else:
-            data = bytearray(raw)
+            data, flipped = bytearray(raw), set()
             for _ in range(rng.randint(1, 8)):
                 pos = rng.randrange(12 + length if rng.random() < 0.3 else 0, len(data))
                 data[pos] = rng.randrange(256)
-            path.write_bytes(bytes(data[: rng.choice([len(data), rng.randrange(len(data))])]))
+                flipped.add(pos)
+            kept = rng.choice([len(data), rng.randrange(len(data))])
+            path.write_bytes(bytes(data[:kept]))
+            # The checksums must see every changed byte of an array, and a cut into the arrays.
+            changed = [pos for pos in flipped if pos < kept and data[pos] != raw[pos]]
+            damaged_arrays = kept < arrays_end or any(a <= pos < b for pos in changed for a, b in ranges)
         try:
             shard = read_shard(path)
         except ShardError:
             refused += 1
             continue
+        assert not damaged_arrays, f"case {case}: damaged arrays were read"
         policy = np.asarray(shard.arrays["policy"], np.float32)
         assert np.isfinite(policy).all() and (policy >= 0).all()
         assert set(np.unique(np.asarray(shard.arrays["outcome"]))) <= {-1, 0, 1}
-    assert refused > cases // 4
+    assert refused > cases // 2
 
 
 def test_shard_fuzz(good, tmp_path) -> None:
@@ -177,3 +193,83 @@ def test_other_feature_version_is_read_and_encoded_now(good, tmp_path, caplog, v
     window = ReplayWindow(tmp_path, window_samples=len(shard), val_fraction=0.0)
     batch = window.sample(np.random.default_rng(0), 4, augment=False)
     assert batch.features.shape == (4, popucom.NUM_FEATURE_PLANES, 9, 9)
+
+
+# --- checksums -----------------------------------------------------------------------------------
+
+
+def array_ranges(path) -> dict[str, tuple[int, int]]:
+    """Byte range of each array in a shard file."""
+    raw = path.read_bytes()
+    length = int.from_bytes(raw[8:12], "little")
+    header = json.loads(raw[12 : 12 + length])
+    ranges = {}
+    for name, spec in header["arrays"].items():
+        dtype, shape = np.dtype(spec["dtype"]), spec["shape"]
+        ranges[name] = (spec["offset"], spec["offset"] + dtype.itemsize * int(np.prod(shape)))
+    return ranges
+
+
+def test_a_zeroed_tail_is_refused(good, tmp_path) -> None:
+    """Zeros read as plausible targets (policy 0, outcome 0, ownership 0): only a checksum sees them."""
+    data = bytearray(good.read_bytes())
+    end = max(stop for _, stop in array_ranges(good).values())
+    data[end - 4096 : end] = bytes(4096)
+    path = tmp_path / "zeroed.pcs"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ShardError, match=r"checksum") as info:
+        read_shard(path)
+    assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+def test_a_flipped_byte_in_any_array_is_refused_naming_it(good, tmp_path, field) -> None:
+    start, stop = array_ranges(good)[field]
+    data = bytearray(good.read_bytes())
+    for pos in (start, (start + stop) // 2, stop - 1):
+        flipped = bytearray(data)
+        flipped[pos] ^= 0x04  # a value every field accepts: only the checksum tells
+        path = tmp_path / f"flipped-{field}.pcs"
+        path.write_bytes(bytes(flipped))
+        with pytest.raises(ShardError, match=rf"array '{field}'.*checksum"):
+            read_shard(path)
+
+
+def test_a_shard_of_format_version_1_still_reads(good, tmp_path, caplog, monkeypatch) -> None:
+    """Shards written before the checksums (format version 1) are read as they are, with one
+    warning that their damage cannot be seen: a run in progress goes on."""
+    import logging
+
+    raw = good.read_bytes()
+    length = int.from_bytes(raw[8:12], "little")
+    header = json.loads(raw[12 : 12 + length])
+    body_start = min(spec["offset"] for spec in header["arrays"].values())
+    header = {key: value for key, value in header.items() if key not in ("checksums", "header_crc32")}
+    header["format_version"] = 1
+    data = json.dumps(header).encode()
+    path = tmp_path / "old.pcs"
+    path.write_bytes(
+        MAGIC + len(data).to_bytes(4, "little") + data + b" " * (body_start - 12 - len(data)) + raw[body_start:]
+    )
+    monkeypatch.setattr(shards, "_warned_unchecked", [])
+    with caplog.at_level(logging.WARNING, logger="popucom.data.shards"):
+        shard = read_shard(path)
+        read_shard(path)
+    np.testing.assert_array_equal(np.asarray(shard.arrays["policy"]), np.asarray(read_shard(good).arrays["policy"]))
+    assert shard.header["format_version"] == 1
+    from popucom.data.shards import FORMAT_VERSION
+
+    assert FORMAT_VERSION == 2
+    assert read_shard(good).header["format_version"] == 2
+    assert len([r for r in caplog.records if "no checksums" in r.getMessage()]) == 1
+
+
+def test_a_corrupt_packed_position_names_the_shard_and_row(good, tmp_path) -> None:
+    from popucom.train.window import ReplayWindow
+
+    arrays = arrays_of(good)
+    arrays["state"][:] = np.uint64(2**64 - 1)
+    path = write_shard(tmp_path / "iter0000-00000.pcs", arrays)
+    window = ReplayWindow(tmp_path, window_samples=10**6, val_fraction=0.0)
+    with pytest.raises(ShardError, match=rf"{path}: row \d+: packed position is corrupt"):
+        window.sample(np.random.default_rng(0), 8)
