@@ -6,19 +6,30 @@ are B[e5] / W[d4] in this project's notation, the root holds KM (komi, an intege
 and the usual game info (PB, PW, RE, DT, GN), C[] holds comments, and the private
 property ZA[visits:winrate:score] stores a node's last analysis (Black's win rate
 in [0, 1] and Black's expected floor margin). Documented in docs/data_formats.md.
-Every parse error is a ValueError naming the place and the problem.
+Every parse error is a ValueError naming the place and the problem, for any text: komi
+follows popucom.limits.check_komi (a whole number within the board's 81 floors), and the
+parser keeps its own stack, so variations nested deeper than Python's recursion limit are
+an error of the file (MAX_NESTING), never a RecursionError.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 from pathlib import Path
 
 from .. import __version__, _core
+from ..limits import check_komi
 from .game_tree import GameTree, Node
 
 GAME_ID = "81"
 GAME_INFO = ("PB", "PW", "RE", "DT", "GN", "EV")
+# Our writer nests one level per branching move, so no game of ours nests deeper than its
+# MAX_GAME_PLIES (50) moves; ten times that leaves room for other editors' empty nodes.
+MAX_NESTING = 10 * _core.MAX_GAME_PLIES
+RESULTS = {"black": "B+", "white": "W+", "draw": "0"}
+SHOWN = 40  # characters of a bad value quoted in an error
 
 
 # --- writing ----------------------------------------------------------------------------
@@ -99,18 +110,32 @@ class _Parser:
         self.i += 1
 
     def game_tree(self) -> tuple[list[dict[str, list[str]]], list]:
+        """The outermost game tree as (nodes, variations), each variation the same pair."""
         self.expect("(")
+        root: tuple[list, list] = (self.sequence(), [])
+        open_trees = [root]  # the trees whose ')' is still to come, innermost last
+        while open_trees:
+            if self.peek() == "(":
+                if len(open_trees) >= MAX_NESTING:
+                    raise self.error(f"variations nested deeper than {MAX_NESTING}")
+                self.i += 1
+                variation: tuple[list, list] = (self.sequence(), [])
+                open_trees[-1][1].append(variation)
+                open_trees.append(variation)
+            else:
+                self.expect(")")
+                open_trees.pop()
+        return root
+
+    def sequence(self) -> list[dict[str, list[str]]]:
+        """The nodes after a '(': one or more."""
         nodes = []
         while self.peek() == ";":
             self.i += 1
             nodes.append(self.node())
         if not nodes:
             raise self.error("a game tree needs at least one node ';'")
-        variations = []
-        while self.peek() == "(":
-            variations.append(self.game_tree())
-        self.expect(")")
-        return nodes, variations
+        return nodes
 
     def node(self) -> dict[str, list[str]]:
         props: dict[str, list[str]] = {}
@@ -159,23 +184,35 @@ def _apply_node(tree: GameTree, props: dict[str, list[str]], number: int) -> Non
         to_move = "B" if tree.position.to_move == _core.Color.BLACK else "W"
         if colour != to_move:
             side = "Black" if to_move == "B" else "White"
-            raise ValueError(f"SGF node {number}: {colour}[{text}] but it is {side}'s turn")
+            raise ValueError(f"SGF node {number}: {colour}[{text[:SHOWN]}] but it is {side}'s turn")
         try:
             tree.play(text)
         except ValueError as e:
-            raise ValueError(f"SGF node {number}: {colour}[{text}]: {e}") from None
+            raise ValueError(f"SGF node {number}: {colour}[{text[:SHOWN]}]: {e}") from None
     if "C" in props:
         tree.current.comment = "\n".join(props["C"])
     if "ZA" in props:
-        try:
-            visits, winrate, score = props["ZA"][0].split(":")
-            tree.current.analysis = {
-                "visits": int(visits),
-                "black_winrate": float(winrate),
-                "black_score": float(score),
-            }
-        except ValueError:
-            raise ValueError(f"SGF node {number}: ZA[{props['ZA'][0]}] is not visits:winrate:score") from None
+        tree.current.analysis = _analysis(props["ZA"][0], number)
+
+
+def _analysis(text: str, number: int) -> dict[str, float]:
+    """ZA[visits:winrate:score] as a node's analysis: visits >= 0, Black's win rate in [0, 1] and
+    a finite score within the board's floors, or ValueError (a NaN would reach the charts)."""
+    try:
+        visits, winrate, score = text.split(":")
+        analysis = {"visits": int(visits), "black_winrate": float(winrate), "black_score": float(score)}
+    except ValueError:
+        raise ValueError(f"SGF node {number}: ZA[{text[:SHOWN]}] is not visits:winrate:score") from None
+    if not (
+        0 <= analysis["visits"] < 2**63
+        and 0.0 <= analysis["black_winrate"] <= 1.0
+        and abs(analysis["black_score"]) <= _core.NUM_SQUARES
+    ):
+        raise ValueError(
+            f"SGF node {number}: ZA[{text[:SHOWN]}] is out of range (visits >= 0, win rate in [0, 1], "
+            f"score within ±{_core.NUM_SQUARES})"
+        )
+    return analysis
 
 
 def from_sgf(text: str) -> GameTree:
@@ -186,29 +223,25 @@ def from_sgf(text: str) -> GameTree:
     info = nodes[0]
     game = info.get("GM", [GAME_ID])[0]
     if game != GAME_ID:
-        raise ValueError(f"SGF GM[{game}] is another game (Match-n-POP is GM[{GAME_ID}])")
+        raise ValueError(f"SGF GM[{game[:SHOWN]}] is another game (Match-n-POP is GM[{GAME_ID}])")
     if info.get("SZ", ["9"])[0] != str(_core.BOARD_SIZE):
-        raise ValueError(f"SGF SZ[{info['SZ'][0]}]: the board is {_core.BOARD_SIZE}x{_core.BOARD_SIZE}")
+        raise ValueError(f"SGF SZ[{info['SZ'][0][:SHOWN]}]: the board is {_core.BOARD_SIZE}x{_core.BOARD_SIZE}")
     komi_text = info.get("KM", ["0"])[0]
     try:
-        komi = float(komi_text)
-    except ValueError:
-        raise ValueError(f"SGF KM[{komi_text}] is not a number") from None
-    if komi != int(komi):
-        raise ValueError(f"SGF KM[{komi_text}]: komi is a whole number in this game")
-    tree = GameTree(_core.Position(int(komi)), {k: info[k][0] for k in GAME_INFO if k in info})
-    counter = [0]
-
-    def walk(nodes: list[dict[str, list[str]]], variations: list) -> None:
-        for props in nodes:
-            counter[0] += 1
-            _apply_node(tree, props, counter[0])
-        branch = tree.current
-        for sub_nodes, sub_variations in variations:
-            tree.current = branch
-            walk(sub_nodes, sub_variations)
-
-    walk(nodes, variations)
+        komi = check_komi(komi_text)
+    except ValueError as e:
+        raise ValueError(f"SGF KM[{komi_text[:SHOWN]}]: {e}") from None
+    tree = GameTree(_core.Position(komi), {k: info[k][0] for k in GAME_INFO if k in info})
+    # Depth first, in the file's order, with a stack of (the node a sequence starts from, its
+    # nodes, its variations): nesting is bounded by MAX_NESTING, not by Python's recursion.
+    pending = [(tree.root, nodes, variations)]
+    number = 0
+    while pending:
+        tree.current, sequence, branches = pending.pop()
+        for props in sequence:
+            number += 1
+            _apply_node(tree, props, number)
+        pending.extend((tree.current, sub_nodes, sub_branches) for sub_nodes, sub_branches in reversed(branches))
     tree.current = tree.root
     return tree
 
@@ -235,15 +268,7 @@ def load_game_records(path: str | Path) -> list[tuple[str, GameTree]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-            moves = record["moves"]
-            komi = int(record.get("komi", 0))
-            info = {"PB": str(record.get("black", "")), "PW": str(record.get("white", ""))}
-            if "result" in record:
-                info["RE"] = {"black": "B+", "white": "W+", "draw": "0"}.get(record["result"], "?") + (
-                    str(abs(record.get("score", 0))) if record["result"] != "draw" else ""
-                )
-            tree = GameTree.from_moves(moves, komi, info)
+            info, tree = _record_game(line)
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{Path(path).name} line {number}: not a game record ({type(e).__name__}: {e})") from None
         title = (
@@ -254,3 +279,37 @@ def load_game_records(path: str | Path) -> list[tuple[str, GameTree]]:
     if not games:
         raise ValueError(f"{Path(path).name} holds no game records")
     return games
+
+
+def _record_game(line: str) -> tuple[dict[str, str], GameTree]:
+    """One JSONL line as its game info and tree; ValueError (or KeyError for a missing field)
+    naming the field at fault."""
+    try:
+        record = json.loads(line)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"a line holds a JSON object, not {type(record).__name__}")
+    moves = record["moves"]
+    if isinstance(moves, list):
+        for i, move in enumerate(moves, 1):
+            if isinstance(move, bool) or not isinstance(move, (str, int)):
+                raise ValueError(f"move {i} is {str(move)[:SHOWN]!r}, not a square")
+    elif not isinstance(moves, str):
+        raise ValueError(f"moves must be a record text or a list of squares, not {type(moves).__name__}")
+    komi = check_komi(record.get("komi", 0))
+    info = {"PB": str(record.get("black", ""))[:200], "PW": str(record.get("white", ""))[:200]}
+    if "result" in record:
+        info["RE"] = _result_text(record["result"], record.get("score", 0))
+    return info, GameTree.from_moves(moves, komi, info)
+
+
+def _result_text(result: object, score: object) -> str:
+    """RE as SGF writes it (B+3, W+1, 0) from a record's result and score."""
+    if not isinstance(result, str) or result not in RESULTS:
+        raise ValueError(f"result {str(result)[:SHOWN]!r} is not one of {', '.join(RESULTS)}")
+    real = isinstance(score, numbers.Real) and not isinstance(score, bool)
+    if not (real and math.isfinite(score) and abs(score) <= _core.NUM_SQUARES):
+        raise ValueError(f"score {str(score)[:SHOWN]!r} is not a margin within ±{_core.NUM_SQUARES} floors")
+    margin = abs(score)
+    return RESULTS[result] + ("" if result == "draw" else str(int(margin) if margin == int(margin) else margin))
