@@ -13,6 +13,7 @@ from ..fileio import write_text_atomic
 from ..nn.config import ModelConfig, preset
 from ..selfplay.worker import SelfPlayConfig
 from ..train.trainer import TrainConfig
+from .config_check import ConfigError, check_settings
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,9 @@ class PipelineConfig:
     inference_threads: int = 0  # 0: all cores
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        check_settings(self.to_dict())  # every setting's range (config_check.RULES), wherever it comes from
+
     def window_size(self, total_rows: int) -> int:
         """Rows in the training window once the run has written `total_rows`:
         c * (1 + beta * ((n / c)^alpha - 1) / alpha) for n > c (KataGo), capped."""
@@ -94,6 +98,7 @@ class PipelineConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> PipelineConfig:
+        check_settings(data)  # before the sections are built: their own checks assume the types
         data = dict(data)
         data["model"] = ModelConfig.from_dict(data["model"])
         data["selfplay"] = SelfPlayConfig.from_dict(data["selfplay"])
@@ -112,6 +117,8 @@ class PipelineConfig:
     def load(cls, path: str | Path) -> PipelineConfig:
         try:
             return cls.from_dict(json.loads(Path(path).read_text()))
+        except ConfigError as e:
+            raise ValueError(f"run config {path}: {e}; fix that setting in the file") from None
         except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
             raise ValueError(f"run config {path} is unreadable or from another version: {e}") from e
 

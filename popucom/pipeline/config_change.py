@@ -48,7 +48,7 @@ def _fits(old: object, new: object) -> bool:
         return isinstance(old, bool) and isinstance(new, bool)
     if isinstance(old, float):
         return isinstance(new, (int, float))
-    if old is None or new is None:  # optional sections and settings
+    if old is None or new is None:  # null reaches the config's own checks (config_check.py), which name the range
         return True
     if isinstance(old, (list, tuple)):  # JSON has lists where the config has tuples
         return isinstance(new, list) and len(new) == len(old)
@@ -58,7 +58,8 @@ def _fits(old: object, new: object) -> bool:
 def changed_config(config: PipelineConfig, changes: Mapping[str, str]) -> tuple[PipelineConfig, dict]:
     """`config` with each dotted key set to its value, and {key: [old, new]} for those that
     differ. Keys name existing settings of PipelineConfig.to_dict(); a value must be of the
-    setting's kind (an integer where a float is wanted is fine)."""
+    setting's kind (an integer where a float is wanted is fine) and within the setting's range
+    (config_check.RULES, checked when the changed config is made)."""
     data = config.to_dict()
     record: dict[str, list] = {}
     for key, text in changes.items():
@@ -81,8 +82,8 @@ def changed_config(config: PipelineConfig, changes: Mapping[str, str]) -> tuple[
             raise ValueError(f"--change {key}={text}: want {kind}, like the current {old!r}")
         if isinstance(old, float) and new is not None:
             new = float(new)
-        elif isinstance(old, tuple):
-            new = tuple(new)
+        elif isinstance(old, tuple) and new is not None:
+            new = tuple(tuple(x) if isinstance(x, list) else x for x in new)
         if new != old:
             node[leaf] = new
             record[key] = [old, new]

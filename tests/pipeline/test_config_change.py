@@ -65,7 +65,7 @@ def test_a_new_run_takes_the_change_in_its_first_config(tmp_path) -> None:
         ("train.adam_betas=[0.9]", "want 2 values"),
         ("model.layers=6", "network and preset are fixed"),
         ("preset=gpu", "network and preset are fixed"),
-        ("evaluation.every=0", "not valid: evaluation every 0"),
+        ("evaluation.every=0", "not valid: evaluation.every must be a whole number from 1"),
     ],
 )
 def test_bad_changes_are_refused_with_the_problem_named(tmp_path, change: str, message: str) -> None:
