@@ -7,7 +7,7 @@ network of the preset.
 
 Candidates, interleaved round by round so that load from other processes hits all alike
 (the medians of `repeats` rounds are reported):
-  reference      the plain forward of popucom/nn/reference.py (the implementation before issue 10)
+  reference      the plain forward of popucom/nn/reference.py (eager torch, no kernels: the baseline of the ratios)
   torch_fp32     TorchEvaluator with fp32 products (folded weights, the C++ attention and depth-mix
                  kernels, cached PoPE tables, chunks of 32; from 64 positions on `threads` worker
                  threads of one torch thread)
@@ -31,6 +31,10 @@ Candidates, interleaved round by round so that load from other processes hits al
   torch_compiled TorchEvaluator under torch.compile (dynamic shapes); its compile time is reported
 Also: the mHC net's time over the same net without mHC (optimised and reference), batch 32.
 """
+
+import popucom  # noqa: F401  first: it sets OpenMP's wait policy before torch loads (popucom/cpu_load.py)
+
+# isort: split
 
 import argparse
 import copy

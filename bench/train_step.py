@@ -11,6 +11,10 @@ Steps that log their measurements run eagerly in both (Trainer.train_step), so t
 timed here.
 """
 
+import popucom  # noqa: F401  first: it sets OpenMP's wait policy before torch loads (popucom/cpu_load.py)
+
+# isort: split
+
 import argparse
 import json
 import statistics
