@@ -2,15 +2,24 @@
 
 The new file gets the mode an ordinary open() would give it (0666 less the umask), not the
 0600 of the temporary file it starts as, so run directories stay shareable.
+
+Append-only JSON-lines files (a run's metrics.jsonl, a ladder's points.jsonl, the arena's game
+records) cannot be rewritten whole on every line; a kill in the middle of an append leaves a
+torn last line. `json_lines` skips it with a warning, so a resume never halts on it, and
+`append_lines` removes it before it writes, so the new lines start on a line of their own.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
+
+logger = logging.getLogger(__name__)
 
 
 def current_umask() -> int:
@@ -87,3 +96,57 @@ def check_writable(path: str | os.PathLike, what: str) -> None:
             os.unlink(probe)
     except OSError as e:
         raise ValueError(f"cannot write {what} at {path}: {e.strerror or e}") from None
+
+
+def append_lines(path: str | os.PathLike, text: str) -> None:
+    """Appends whole lines (`text` ends in a newline) in one write, on a line of their own: a
+    torn last line is removed first (logged as a warning), and a whole last line left without its
+    newline gets one, so every line of the file stays one JSON value."""
+    with open(path, "a+b") as f:
+        _end_last_line(f, Path(path))
+        f.write(text.encode("utf-8"))
+        f.flush()
+
+
+def _end_last_line(f: BinaryIO, path: Path) -> None:
+    size = f.seek(0, os.SEEK_END)
+    if not size:
+        return
+    f.seek(size - 1)
+    if f.read(1) == b"\n":
+        return
+    start = size
+    while start > 0:  # back to the newline before the last line, a block at a time
+        step = min(1 << 16, start)
+        f.seek(start - step)
+        newline = f.read(step).rfind(b"\n")
+        if newline >= 0:
+            start += newline - step + 1
+            break
+        start -= step
+    f.seek(start)
+    last = f.read(size - start)
+    try:
+        json.loads(last)
+    except (ValueError, RecursionError):
+        f.truncate(start)  # a kill in the middle of an append: not a line anyone wrote whole
+        logger.warning(f"{path}: removed a torn last line (an interrupted append): {last[:60]!r}")
+        return
+    f.write(b"\n")
+
+
+def json_lines(path: str | os.PathLike) -> list[tuple[int, str]]:
+    """(line number, text) of the non-blank lines of a JSON-lines file, less a torn last line: one
+    with no newline after it that is not JSON, which only a kill in the middle of an append leaves
+    (it is logged as a warning). Every other line is the caller's to parse and judge. Raises
+    FileNotFoundError for a missing file."""
+    text = Path(path).read_text(errors="replace")
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if lines and not text.endswith("\n"):
+        number, last = lines[-1]
+        try:
+            json.loads(last)
+        except (ValueError, RecursionError):
+            lines.pop()
+            logger.warning(f"{path}:{number}: torn last line (an interrupted append), skipped: {last[:60]!r}")
+    return lines

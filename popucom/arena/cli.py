@@ -11,6 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..fileio import append_lines
 from ..limits import check_komi
 from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
 from .players import Player, PlayerSpec, load_evaluator
@@ -69,10 +70,10 @@ class SafeAppender:
         self.error = ""
 
     def append(self, text: str) -> None:
+        """Appends whole lines, on a line of their own after a torn one (fileio.append_lines)."""
         if self.fallback is None:
             try:
-                with open(self.path, "a") as f:
-                    f.write(text)
+                append_lines(self.path, text)
                 return
             except OSError as e:
                 self.error = e.strerror or str(e)
@@ -84,8 +85,7 @@ class SafeAppender:
                     f"{self.fallback} instead",
                     file=sys.stderr,
                 )
-        with open(self.fallback, "a") as f:
-            f.write(text)
+        append_lines(self.fallback, text)
 
 
 def run_arena(args: argparse.Namespace) -> int:
@@ -96,7 +96,7 @@ def run_arena(args: argparse.Namespace) -> int:
     check_appendable(args.games_out, "game records")
     check_appendable(args.results, "results")
     if args.refit:
-        read_records(args.games_out)  # a bad record is reported now, not after the games
+        read_records(args.games_out, replay=True)  # a bad record is reported now, not after the games
     specs = [PlayerSpec.parse(p) for p in args.players]
     if len(specs) < 2:
         raise ValueError("the arena needs at least two players")
@@ -164,7 +164,8 @@ def run_arena(args: argparse.Namespace) -> int:
         )
     pool = records
     if args.refit:
-        pool = read_records(args.games_out) + (read_records(games_out.fallback) if games_out.fallback else [])
+        pool = read_records(args.games_out, replay=True)
+        pool += read_records(games_out.fallback, replay=True) if games_out.fallback else []
     ratings = rate_players(pool, anchor)
     colour = colour_ratings(pool, anchor)
     print(format_table(pairs, ratings, colour, anchor))

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..fileio import write_text_atomic
+from ..fileio import append_lines, json_lines, write_text_atomic
 from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
 from .players import Player
 from .ratings import Rating, fit_bradley_terry, game_results
@@ -149,28 +149,31 @@ class Ladder:
             )
         records = read_records(games_path)
         if not any(p.model == name for p in self.points()):
-            with open(self.points_path, "a") as f:
-                f.write(json.dumps(asdict(point)) + "\n")
+            append_lines(self.points_path, json.dumps(asdict(point)) + "\n")
         return {opponent: summarize(records, name, opponent) for opponent in self.config.opponents}
 
     # --- reading and rating -----------------------------------------------------------
     def points(self) -> list[LadderPoint]:
-        if not self.points_path.exists():
+        """The recorded points; a torn last line (a kill in the middle of an append) is skipped."""
+        try:
+            numbered = json_lines(self.points_path)
+        except FileNotFoundError:
             return []
         points = []
-        for number, line in enumerate(self.points_path.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
+        for number, line in numbered:
             try:
                 points.append(LadderPoint(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as e:
-                raise ValueError(f"{self.points_path}:{number}: malformed ladder point ({e})") from e
+            except (ValueError, TypeError, RecursionError) as e:
+                # Without the line the point is missing from the curve; its games are kept.
+                raise ValueError(
+                    f"{self.points_path}:{number}: malformed ladder point ({e}); fix or delete that line"
+                ) from None
         return points
 
     def records(self) -> list[GameRecord]:
         records: list[GameRecord] = []
         for path in sorted(self.folder.glob("*.games.jsonl")):
-            records += read_records(path)
+            records += read_records(path, replay=True)
         return records
 
     def refit(self) -> dict[str, Rating]:

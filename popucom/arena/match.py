@@ -14,6 +14,8 @@ from pathlib import Path
 
 from .. import _core
 from ..data.records import outcome_fields, to_jsonl
+from ..fileio import append_lines, json_lines
+from ..limits import MAX_KOMI, check_komi
 from .players import Player
 
 
@@ -156,31 +158,30 @@ def records_jsonl(records: list[GameRecord]) -> str:
 
 
 def append_records(path: str | Path, records: list[GameRecord]) -> None:
-    """Appends game records as JSON lines (one write, so a kill cannot split a line)."""
+    """Appends game records as JSON lines in one write, on a line of their own after a torn one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as f:
-        f.write(records_jsonl(records))
-        f.flush()
+    append_lines(path, records_jsonl(records))
 
 
 RESULTS = ("black", "white", "draw")
 
 
-def read_records(path: str | Path) -> list[GameRecord]:
+def read_records(path: str | Path, replay: bool = False) -> list[GameRecord]:
     """The game records of a JSONL file; ValueError naming the file and line of a record that is
-    malformed or holds an impossible result (it would silently change every rating fitted on it)."""
+    malformed or holds an impossible result (it would silently change every rating fitted on it).
+    With `replay` every record is also replayed through the rules (check_replay). A torn last line
+    (a kill in the middle of an append) is skipped with a warning."""
     records = []
-    for number, line in enumerate(Path(path).read_text(errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, line in json_lines(path):
+        where = f"{path}:{number}"
         try:
             record = GameRecord(**json.loads(line))
-        except (json.JSONDecodeError, TypeError, RecursionError) as e:
-            raise ValueError(f"{path}:{number}: malformed game record ({e})") from None
+        except (ValueError, TypeError, RecursionError) as e:
+            raise ValueError(f"{where}: malformed game record ({e}); fix or delete that line") from None
         if record.result not in RESULTS:
             raise ValueError(
-                f"{path}:{number}: game record with result {record.result!r:.40}, "
+                f"{where}: game record with result {record.result!r:.40}, "
                 f"expected one of {', '.join(RESULTS)}; fix or delete that line"
             )
         if not (
@@ -191,11 +192,42 @@ def read_records(path: str | Path) -> list[GameRecord]:
             and record.black != record.white
         ):
             raise ValueError(
-                f"{path}:{number}: game record needs two different player names, "
-                f"has black {record.black!r:.40} and white {record.white!r:.40}"
+                f"{where}: game record needs two different player names, "
+                f"has black {record.black!r:.40} and white {record.white!r:.40}; fix or delete that line"
             )
+        if replay:
+            try:
+                check_replay(record)
+            except ValueError as e:
+                raise ValueError(f"{where}: {e}; fix or delete that line") from None
         records.append(record)
     return records
+
+
+def check_replay(record: GameRecord) -> None:
+    """ValueError unless the record's moves replay under the rules, with its komi, to a finished
+    game with the recorded result, score and ending: a record a rating can trust."""
+    if isinstance(record.komi, str):  # check_komi reads text, as typed; a record holds a number
+        raise ValueError(
+            f"komi must be a whole number from {-MAX_KOMI} to {MAX_KOMI}, got the text {record.komi!r:.40}"
+        )
+    komi = check_komi(record.komi, "komi")
+    if not isinstance(record.moves, str):
+        raise ValueError(f"moves is {record.moves!r:.40}, not a record like 'e5 d4'")
+    try:
+        game = _core.Game.from_record(record.moves, komi=komi)
+    except ValueError as e:
+        raise ValueError(f"the moves do not replay ({e})") from None
+    if not game.is_over:
+        raise ValueError(f"the game is not over after its {len(game)} moves")
+    plies = record.opening_plies
+    if not (isinstance(plies, int) and not isinstance(plies, bool) and 0 <= plies <= len(game)):
+        raise ValueError(f"opening_plies is {plies!r:.40}, want 0 to the {len(game)} moves of the game")
+    replayed = outcome_fields(game.position)
+    for key in ("result", "score", "end"):
+        recorded = getattr(record, key)
+        if type(recorded) is not type(replayed[key]) or recorded != replayed[key]:
+            raise ValueError(f"{key} is recorded as {recorded!r:.40}, the moves give {replayed[key]!r}")
 
 
 def summarize(records: list[GameRecord], a: str, b: str) -> dict:

@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 
-from ..fileio import write_text_atomic
+from ..fileio import json_lines, write_text_atomic
 from .config import PipelineConfig
 from .lock import RunLock
 from .run_dir import CONFIG_CHANGES, RunDir
@@ -108,7 +108,8 @@ def apply_changes(run_dir: str, base: PipelineConfig, changes: Mapping[str, str]
         history = run.root / CONFIG_CHANGES
         when = time.strftime("%Y-%m-%d %H:%M:%S %z")
         line = {"time": when, "after_iteration": run.latest_model(), "changes": record}
-        earlier = history.read_text() if history.exists() else ""
+        # Rewritten whole, so a kill cannot tear it; a torn last line (a hand edit) is left out.
+        earlier = "".join(text + "\n" for _, text in json_lines(history)) if history.exists() else ""
         write_text_atomic(history, earlier + json.dumps(line) + "\n")
     for key, (old, new) in record.items():
         print(f"pipeline: {key} changed from {old!r} to {new!r} (recorded in {history})")

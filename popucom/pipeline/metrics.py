@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from pathlib import Path
 
+from ..fileio import append_lines, json_lines
 from .run_dir import RunDir
 from .stages import Iteration
 
@@ -17,25 +17,23 @@ logger = logging.getLogger(__name__)
 
 
 def read_metrics(path: Path, skip_bad: bool = False) -> list[dict]:
-    """The lines of metrics.jsonl. A line that is not a JSON object (a hand edit, a kill in the
-    middle of an append) is named by file and line and raises ValueError, or with `skip_bad`
-    is logged as a warning and skipped."""
+    """The lines of metrics.jsonl. A torn last line (a kill in the middle of an append) is skipped
+    with a warning. Any other line that is not a JSON object (a hand edit) is named by file and
+    line and raises ValueError, or with `skip_bad` is logged as a warning and skipped."""
     lines = []
     try:
-        text = path.read_text(errors="replace")
+        numbered = json_lines(path)
     except FileNotFoundError:
         return []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
+    for number, raw in numbered:
         try:
             line = json.loads(raw)
             if not isinstance(line, dict):
                 raise ValueError("not a JSON object")
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             message = f"{path}:{number}: not a metrics line ({e}): {raw[:80]!r}"
             if not skip_bad:
-                raise ValueError(message) from None
+                raise ValueError(message + "; fix or delete that line") from None
             logger.warning(f"{message}; skipped")
             continue
         lines.append(line)
@@ -46,13 +44,7 @@ def append_metrics(run: RunDir, line: dict) -> None:
     """Appends the line of an iteration that has none yet (bad lines already there are skipped)."""
     if any(existing.get("iteration") == line["iteration"] for existing in read_metrics(run.metrics, skip_bad=True)):
         return
-    with open(run.metrics, "a+b") as f:
-        f.seek(0, os.SEEK_END)
-        if f.tell():
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":  # a kill cut the last append short: keep this line whole
-                f.write(b"\n")
-        f.write((json.dumps(line) + "\n").encode())
+    append_lines(run.metrics, json.dumps(line) + "\n")
 
 
 def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict, ladder: dict) -> None:

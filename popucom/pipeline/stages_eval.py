@@ -46,7 +46,7 @@ def stage_evaluate(it: Iteration) -> dict:
     write_text_atomic(games_path, records_jsonl(records))
     everything: list[GameRecord] = []
     for f in sorted((run.root / "eval").glob("iter_*.games.jsonl")):
-        everything += read_records(f)
+        everything += read_records(f, replay=True)
     ratings = rate_players(everything, anchor=ev.baseline)
     vs_old = summarize(records, new_name, old_name)
     scores = [r.score_for(new_name) for r in records if {r.black, r.white} == {new_name, old_name}]

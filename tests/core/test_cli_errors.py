@@ -86,15 +86,20 @@ def test_games_survive_a_full_disk(tmp_path) -> None:
 
 
 def test_refit_refuses_an_invalid_result(tmp_path) -> None:
+    from popucom import _core
+    from popucom.data.records import outcome_fields
+
+    game = _core.Game()
+    bot = _core.Bot("greedy", seed=1)
+    while not game.is_over:
+        game.play(bot.select_move(game.position))
     games = tmp_path / "g.jsonl"
     record = {
         "black": "greedy",
         "white": "random",
-        "moves": "e5",
+        "moves": game.record,
         "komi": 0,
-        "result": "black",
-        "score": 3,
-        "end": "moves_exhausted",
+        **outcome_fields(game.position),
         "opening_plies": 0,
     }
     games.write_text(json.dumps(record) + "\n" + json.dumps({**record, "result": "foo"}) + "\n")
