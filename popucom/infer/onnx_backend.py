@@ -23,6 +23,12 @@ PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
 ORT_DTYPES = {"float": "float32", "double": "float64"}
 
 
+def _first_line(error: Exception) -> str:
+    """onnxruntime's reason, without its "[ONNXRuntimeError] : 10 : ... Load model from PATH failed:" lead."""
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return text.split(" failed:", 1)[-1].strip()[:300]
+
+
 def _port(arg) -> Port:
     """An onnxruntime NodeArg as exported_model sees a port."""
     kind = arg.type.removeprefix("tensor(").removesuffix(")")
@@ -45,7 +51,10 @@ class OnnxEvaluator:
             )
         options = onnx_session_options(threads)
         self.threads = options.intra_op_num_threads
-        self.session = ort.InferenceSession(str(self.path), sess_options=options, providers=[wanted])
+        try:
+            self.session = ort.InferenceSession(str(self.path), sess_options=options, providers=[wanted])
+        except Exception as e:  # noqa: BLE001 - onnxruntime's own kinds (InvalidGraph, Fail, ...) derive from Exception
+            raise ValueError(f"{self.path}: ONNX Runtime cannot load it ({_first_line(e)})") from e
         if self.session.get_providers()[0] != wanted:
             raise RuntimeError(f"onnxruntime fell back to {self.session.get_providers()[0]} instead of {wanted}")
         check_interface(
