@@ -166,7 +166,8 @@ def hostile_model_files(tmp_path, bad_exported_models):
         add("huge_initializer.onnx", huge_dims.SerializeToString(), "broken graph")
         # Checkpoints: unsafe, damaged or crafted, most with a valid sha256.
         add("pickle.pt", pickle.dumps({"format": "popucom-checkpoint", "model": {}}), "unsafe pickle")
-        add("evil.pt", _torch_bytes({"meta": "{}", "sha256": "0", "tensors": {"w": _Evil(str(out / "pwned"))}}), "unsafe pickle")
+        evil = {"meta": "{}", "sha256": "0", "tensors": {"w": _Evil(str(out / "pwned"))}}
+        add("evil.pt", _torch_bytes(evil), "unsafe pickle")
         add("legacy.pt", _torch_bytes({"meta": "{}", "sha256": "0", "tensors": {}}, zip_format=False), "legacy")
         add("version1.pt", _torch_bytes({"format": "popucom-checkpoint", "version": 1}), "old version")
         add("deflated.pt", _deflated(pt_bytes), "zip bomb")
