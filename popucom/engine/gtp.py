@@ -6,6 +6,12 @@ UTF-8 text is answered with `?`, whatever PYTHONIOENCODING says), every command
 gets exactly one reply, and no reply contains a blank line (which would end it
 early). Any command, another analysis included, ends a running analysis. A closed
 standard output ends the engine quietly.
+
+Numbers are read as GTP writes them, in ASCII: any other argument (a 400-digit
+number, inf, '١٢') is answered with `?`, and budgets are bounded when the engine
+starts (popucom.limits). A network output the search refuses (NaN) fails that
+genmove with `?` or ends that analysis, and the next command searches as before.
+Ctrl-C ends the running search before the engine exits.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO, TextIO
 
 from .. import __version__, _core
-from ..limits import check_komi, check_seconds
+from ..limits import check_komi, check_seconds, check_visits
 from ..player_spec import PlayerSpec, load_evaluator
 from ..search.analysis import AnalysisResult
 
@@ -29,6 +35,20 @@ COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.
 
 class GtpError(Exception):
     """Answered with `?` and the message."""
+
+
+MAX_INTERVAL_CS = 360_000  # an hour between analysis lines, in centiseconds
+
+
+def parse_interval(args: list[str]) -> float:
+    """popucom-analyze's interval in seconds: ASCII digits, 0 to MAX_INTERVAL_CS centiseconds
+    (50 if not given). Python's int() would also take '１２', '1_0' and 400 digits."""
+    if not args:
+        return 0.5
+    text = args[0]
+    if not (text.isascii() and text.isdigit() and len(text) <= 7 and int(text) <= MAX_INTERVAL_CS):
+        raise GtpError(f"syntax error: popucom-analyze [interval in centiseconds, 0 to {MAX_INTERVAL_CS}]")
+    return int(text) / 100
 
 
 # GTP: control characters other than tab and newline are removed; tabs become spaces.
@@ -116,15 +136,16 @@ class Engine:
         out: TextIO = sys.stdout,
     ) -> None:
         # Validated before anything is loaded: a NaN time never ends a search, a huge komi
-        # overflows the core's 32-bit komi.
+        # overflows the core's 32-bit komi, a billion visits never end.
         seconds = check_seconds(seconds, "--seconds")
         komi = check_komi(komi, "--komi")
-        if visits is not None and visits < 1:
-            raise ValueError(f"--visits must be at least 1, got {visits}")
+        visits = check_visits(visits, "--visits")
         self.spec = PlayerSpec.parse(player)
         if visits is not None:
             # --visits applies to any model player, `best` included (an @visits=N in the spec wins)
             self.spec = self.spec.with_default_visits(visits)
+        if self.spec.is_network:
+            check_visits(self.spec.visits, f"player '{player[:100]}': visits")
         self.bot = None if self.spec.is_network else _core.Bot(self.spec.source, seed=0)
         self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
         # One tree for the whole game, kept across both sides' moves (and reset by jumps).
@@ -181,6 +202,8 @@ class Engine:
     def set_komi(self, args: list[str]) -> str:
         if len(args) != 1:
             raise GtpError("syntax error: komi wants a number")
+        if not args[0].isascii() or "_" in args[0]:  # Python's float() reads '１２' and '1_0'
+            raise GtpError("syntax error: komi wants a number in ASCII digits")
         try:
             komi = check_komi(args[0])
         except ValueError as e:
@@ -217,11 +240,17 @@ class Engine:
         if self.bot is not None:
             move = self.bot.select_move(position)
         else:
-            self.search.set_position(position)
-            result = self.search.search(visits=None if self.seconds else self.visits, seconds=self.seconds)
-            move = self.search.move_to_play(result)
+            move = self.searched_move(position)
         self.game.play(move)
         return _core.square_to_text(move)
+
+    def searched_move(self, position: _core.Position) -> int:
+        self.search.set_position(position)
+        try:
+            result = self.search.search(visits=None if self.seconds else self.visits, seconds=self.seconds)
+        except (ValueError, RuntimeError) as e:  # the network's output refused: the tree is as before
+            raise GtpError(f"the search failed: {e}") from None
+        return self.search.move_to_play(result)
 
     def undo(self, args: list[str]) -> str:
         try:
@@ -266,12 +295,9 @@ class Engine:
             raise GtpError("analysis needs a model player (.onnx or .pt), not a bot")
         if self.game.is_over:
             raise GtpError("the game is over")
-        try:
-            interval = int(args[0]) / 100 if args else 0.5
-        except ValueError:
-            raise GtpError("syntax error: popucom-analyze [interval in centiseconds]") from None
+        interval = parse_interval(args)
         stop = threading.Event()
-        position = self.game.position
+        self.search.set_position(self.game.position)
         self.write(f"={ident}\n")
 
         def report(result: AnalysisResult) -> None:
@@ -279,8 +305,14 @@ class Engine:
             if line and not stop.is_set():
                 self.write(line + "\n")
 
-        self.search.set_position(position)
-        self.search.ponder(callback=report, report_every_s=max(interval, 0.05))
+        def failed(error: BaseException) -> None:
+            # The `=` is out: the stream just ends here, and the next command ends the reply.
+            print(f"analysis stopped: {type(error).__name__}: {error}", file=sys.stderr)
+
+        try:
+            self.search.start(callback=report, on_error=failed, report_every_s=max(interval, 0.05))
+        except Exception as e:  # after the `=`, a `?` would be a second reply
+            failed(e)
         return stop
 
     # --- I/O -------------------------------------------------------------------------
@@ -302,7 +334,7 @@ class Engine:
         if not line:
             return None
         words = line.split()
-        ident = words.pop(0) if words[0].isdigit() else ""
+        ident = words.pop(0) if words[0].isascii() and words[0].isdigit() else ""
         if not words:
             return ident, "", []
         return ident, words[0].lower(), words[1:]
@@ -335,6 +367,15 @@ class Engine:
                 lines.put(None)
 
         threading.Thread(target=reader, daemon=True).start()
+        try:
+            self.answer(lines)
+        finally:  # Ctrl-C included: no search may outlive the engine
+            if self.search is not None:
+                self.search.stop()
+
+    def answer(self, lines: queue.Queue[bytes | str | None]) -> None:
+        """The command loop of serve(): one reply per line until quit, end of input (None) or a
+        closed output."""
         pending: bytes | str | None = None
         while self.running:
             raw, pending = (pending if pending is not None else lines.get()), None
@@ -358,6 +399,10 @@ class Engine:
                 stop = self.streaming[command](ident, args)
             except GtpError as e:
                 self.write(frame(f"?{ident}", str(e)))
+                continue
+            except Exception as e:  # as respond(): answer and go on
+                print(f"internal error in {command}: {e!r}", file=sys.stderr)
+                self.write(frame(f"?{ident}", f"internal error: {e}"))
                 continue
             # The analysis streams until the next line arrives; that line (another analysis
             # included) is then handled like any other, by the loop.

@@ -46,8 +46,14 @@ class Evaluator(Protocol):
     def __call__(self, features: np.ndarray) -> EvalOutput: ...
 
 
+# How far a row of wdl may sum from 1: a float16 or bfloat16 softmax rounds by up to ~1e-3.
+WDL_SUM_TOLERANCE = 1e-2
+
+
 def check_outputs(out: EvalOutput, n: int) -> EvalOutput:
-    """Returns `out` as contiguous float32 arrays of the contract's shapes, or raises ValueError."""
+    """Returns `out` as contiguous float32 arrays of the contract's shapes, or raises ValueError:
+    for a wrong shape, a value that is not finite, or a wdl row that is not a probability
+    distribution. Checked before the search sees a batch, so one bad batch changes no tree."""
     if not isinstance(out, tuple) or len(out) != len(EvalOutput._fields):
         raise ValueError("an evaluator must return (policy_logits, wdl, score)")
     arrays = [np.ascontiguousarray(a, dtype=np.float32) for a in out]
@@ -55,4 +61,24 @@ def check_outputs(out: EvalOutput, n: int) -> EvalOutput:
         shape = (n, *OUTPUTS_BY_NAME[name].shape)
         if array.shape != shape:
             raise ValueError(f"evaluator output {name} has shape {array.shape}, expected {shape}")
+        _check_finite(array, name)
+    _check_distribution(arrays[1], "wdl")
     return EvalOutput(*arrays)
+
+
+def _check_finite(array: np.ndarray, name: str) -> None:
+    finite = np.isfinite(array)
+    if not finite.all():
+        row = int(np.argwhere(~finite)[0][0])
+        raise ValueError(f"evaluator output {name} is not finite (NaN or inf) in row {row}")
+
+
+def _check_distribution(probabilities: np.ndarray, name: str) -> None:
+    """Rows of non-negative numbers that sum to 1 (within WDL_SUM_TOLERANCE)."""
+    bad = (probabilities < 0).any(axis=1) | (np.abs(probabilities.sum(axis=1) - 1) > WDL_SUM_TOLERANCE)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"evaluator output {name} row {row} is not a probability distribution (each >= 0, sum 1): "
+            f"{np.array2string(probabilities[row], precision=4)}"
+        )

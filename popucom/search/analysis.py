@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import _core
 from ..infer.contract import Evaluator
+from ..limits import check_seconds, check_visits
 from .batched import BatchedSearch
 
 
@@ -62,7 +63,9 @@ def analyze(
     leaves_per_step: int = 16,
     cache_mb: float = 16.0,
 ) -> AnalysisResult:
-    """Searches `position`; stops at `visits`, after `seconds`, on `stop`, or when callback returns False."""
+    """Searches `position`; stops at `visits`, after `seconds`, on `stop`, or when callback returns False.
+    Budgets out of range (popucom.limits: check_visits, check_seconds) raise ValueError."""
+    visits, seconds = check_visits(visits), check_seconds(seconds)
     if visits is None and seconds is None and stop is None:
         raise ValueError("analyze needs a visit budget, a time budget or a stop event")
     if position.is_over:

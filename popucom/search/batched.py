@@ -3,10 +3,20 @@
 The loop crosses into Python once per batch (never per node): C++ fills a
 preallocated input buffer, the evaluator runs on the whole batch, and C++
 takes the outputs back matched by slot index.
+
+A step is all or nothing: if the evaluator fails, returns outputs the contract
+refuses (check_outputs: wrong shapes, NaN or inf, a wdl that is no
+distribution), the core refuses them, or the step is interrupted (Ctrl-C), the
+gathered batch is cancelled and the trees are as before the step; the next step
+gathers again.
+
+Thread safety: one thread at a time. A step entered while another thread is
+inside one raises RuntimeError and leaves that other step alone.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -62,22 +72,40 @@ class BatchedSearch:
         shape = (self.search.max_batch, _core.NUM_FEATURE_PLANES, _core.BOARD_SIZE, _core.BOARD_SIZE)
         self.inputs = np.zeros(shape, dtype=np.float32)
         self.timings = SearchTimings()
+        self._stepping = threading.Lock()  # held by the one thread inside step()
 
     def step(self) -> int:
-        """One gather → evaluate → backup round; returns the number of leaves evaluated."""
+        """One gather → evaluate → backup round; returns the number of leaves evaluated.
+        Raises RuntimeError if another thread is inside step(); any failure leaves the trees
+        as they were before the call."""
+        if not self._stepping.acquire(blocking=False):
+            raise RuntimeError(
+                "BatchedSearch is in use by another thread (inside step); "
+                "give each thread its own or serialise the calls"
+            )
+        try:
+            return self._step()
+        finally:
+            self._stepping.release()
+
+    def _step(self) -> int:
         clock = time.perf_counter
         t0 = clock()
-        n = self.search.gather(self.inputs)
-        t1 = clock()
-        if n:
-            try:
+        try:
+            n = self.search.gather(self.inputs)
+            t1 = clock()
+            if n:
                 out = check_outputs(self.evaluator(self.inputs[:n]), n)
-            except BaseException:
-                self.search.cancel_pending()  # leave the trees consistent for the caller
-                raise
-            t2 = clock()
-            self.search.backup(*out)
-            t3 = clock()
+                t2 = clock()
+                self.search.backup(*out)  # refuses a bad batch before it touches any tree
+                t3 = clock()
+        except BaseException:
+            # The backup never happened: take the batch's virtual losses back, or every later
+            # gather, reset and play would refuse to run while it is pending.
+            if self.search.pending:
+                self.search.cancel_pending()
+            raise
+        if n:
             self.timings.search_s += (t1 - t0) + (t3 - t2)
             self.timings.eval_s += t2 - t1
             self.timings.steps += 1

@@ -10,33 +10,58 @@
 Budgets: `visits` is the root visit count at which the search stops, and visits
 kept from earlier searches count (KataGo's maxVisits); `seconds` is wall time of
 this call; either, both, or neither for a search that runs until `stop()`
-(pondering; capped at `max_ponder_visits` so memory stays bounded).
+(pondering; capped at `max_ponder_visits` so memory stays bounded). They are
+checked when given: visits in [1, MAX_VISITS] (popucom.limits), seconds finite,
+> 0 and at most a day; anything else is a ValueError before any search runs.
 
 Snapshots are `AnalysisResult`s: the first one right after the first batch
 (so a view shows something at once), then every `report_every_s`, and a final
 one when the search ends. The callback runs on the search thread: a GUI must
 hand it to its own thread (a queued Qt signal does).
 
-Thread safety: every public method may be called from any thread. The search
-thread holds `_lock` while it steps (the C++ gather and backup release the GIL,
-so other Python threads keep running); methods that move the root stop the
-running search first, as KataGo's makeMove does.
+Thread safety: every public method may be called from any thread. A search
+holds `_lock` for its whole run (the C++ gather and backup and the network call
+release the GIL, so other Python threads keep running), so reads wait for a
+running search. Methods that move the root (play, set_position, clear) and new
+searches (search, start, ponder) end the running search first, as KataGo's
+makeMove does: they take a ticket (`_generation`) that every earlier search
+checks before each step, and searches yield while such a call waits for the tree
+(`_waiting`). Callbacks run on the search thread and may call any method.
+
+A process may exit while a search runs in the background: an exit handler
+stops every search first (a thread still inside the core when the interpreter
+shuts down would abort the process).
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from .. import _core
 from ..infer.contract import Evaluator, check_outputs
+from ..limits import MAX_VISITS, check_seconds, check_visits
 from .analysis import AnalysisResult, snapshot
 from .batched import BatchedSearch
 
 Callback = Callable[[AnalysisResult], None]
 UNLIMITED = 2**31 - 1
 SINGLE_GAME_LEAVES_PER_STEP = 16  # one tree, so the batch is its own leaves (virtual loss spreads them)
+
+_live: weakref.WeakSet[GameSearch] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """Ends every background search before the interpreter shuts down: a daemon thread that
+    comes back from the core (or from a network call) with the GIL released after that point
+    is ended by the interpreter in the middle of C++ code, which aborts the process."""
+    for search in list(_live):
+        search.stop()
 
 
 class GameSearch:
@@ -49,7 +74,7 @@ class GameSearch:
         leaves_per_step: int | None = None,
         seed: int = 0,
         pv_length: int = 10,
-        max_ponder_visits: int = 1_000_000,
+        max_ponder_visits: int = MAX_VISITS,
     ) -> None:
         """threads: C++ tree-work threads (the network's threads are the evaluator's own budget).
         leaves_per_step: leaves per network call (SINGLE_GAME_LEAVES_PER_STEP if None): one
@@ -62,13 +87,17 @@ class GameSearch:
         )
         self.pv_length = pv_length
         self.max_ponder_visits = max_ponder_visits
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._lock = threading.RLock()  # the tree: held by a search for its whole run
+        self._control = threading.Lock()  # the fields below; held only for a few lines, never while waiting
+        self._generation = 0  # a search runs while this is the value it started with
+        self._waiting = 0  # calls waiting for the tree: a running search yields to them
+        self._threads: list[threading.Thread] = []  # background searches, started
+        self._search_thread: threading.Thread | None = None  # the thread running a search, if any
         self.driver.search.reset(0, _core.Position())
         self.resets = 0  # how many times the tree was thrown away (for tests and statistics)
         self.root_evaluations = True  # snapshots carry the network's root W/D/L (one extra call per search)
         self._root_wdl_cache: dict[int, tuple[float, float, float]] = {}
+        _live.add(self)
 
     # --- the root ----------------------------------------------------------------------
     @property
@@ -84,15 +113,13 @@ class GameSearch:
 
     def play(self, move: _core.Move) -> None:
         """Moves the root by `move` (either side's), keeping its subtree."""
-        self.stop()
-        with self._lock:
+        with self._quiet_tree():
             self.driver.search.play(0, move)
 
     def set_position(self, position: _core.Position) -> None:
         """Makes `position` the root: kept if it is the root, advanced into if it is one move
         below the root, otherwise a fresh tree (a jump elsewhere in a game tree)."""
-        self.stop()
-        with self._lock:
+        with self._quiet_tree():
             search = self.driver.search
             root = search.position(0)
             if root == position:
@@ -107,8 +134,7 @@ class GameSearch:
 
     def clear(self) -> None:
         """Forgets the tree and the evaluation cache."""
-        self.stop()
-        with self._lock:
+        with self._quiet_tree():
             self.driver.search.reset(0, self.driver.search.position(0))
             self.driver.cache.clear()
             self.resets += 1
@@ -127,23 +153,39 @@ class GameSearch:
         report_every_s: float = 0.1,
     ) -> AnalysisResult:
         """Searches in the calling thread until a budget is met or stop() is called; returns the
-        final snapshot (also passed to the callback)."""
-        with self._lock:
+        final snapshot (also passed to the callback). A search running in another thread is
+        ended first."""
+        visits, seconds = self._budget(visits, seconds)
+        with self._quiet_tree():
+            generation = self._generation
+        return self._search(generation, visits, seconds, callback, report_every_s)
+
+    @staticmethod
+    def _budget(visits: int | None, seconds: float | None) -> tuple[int | None, float | None]:
+        return check_visits(visits), check_seconds(seconds)
+
+    def _search(
+        self,
+        generation: int,
+        visits: int | None,
+        seconds: float | None,
+        callback: Callback | None,
+        report_every_s: float,
+    ) -> AnalysisResult:
+        """The search loop; it ends early once `generation` is no longer current (one that was
+        ended before it had the tree only reports the tree as it stands)."""
+        with self._searching_tree():
             search = self.driver.search
+            started = time.perf_counter()
+            if not self._current(generation):
+                return self._ended_before_start(started, callback)
             if search.position(0).is_over:
                 raise ValueError("the game is over: there is nothing to search")
-            target = (
-                min(visits, UNLIMITED)
-                if visits is not None
-                else UNLIMITED
-                if seconds is not None
-                else self.max_ponder_visits
-            )
+            target = visits if visits is not None else UNLIMITED if seconds is not None else self.max_ponder_visits
             search.set_visit_target(0, target)
-            started = time.perf_counter()
             root_wdl = self._root_wdl(search.position(0))
             last_report = None
-            while not search.done(0) and not self._stop.is_set():
+            while not search.done(0) and self._current(generation):
                 if seconds is not None and time.perf_counter() - started >= seconds:
                     break
                 self.driver.step()
@@ -155,6 +197,51 @@ class GameSearch:
         if callback is not None:
             callback(final)
         return final
+
+    def _ended_before_start(self, started: float, callback: Callback | None) -> AnalysisResult:
+        final = self._snapshot(started, None)
+        if callback is not None:
+            callback(final)
+        return final
+
+    @contextmanager
+    def _searching_tree(self) -> Iterator[None]:
+        """Holds the tree for a search, noting the thread: its callbacks may call back in."""
+        with self._lock:
+            outer, self._search_thread = self._search_thread, threading.current_thread()
+            try:
+                yield
+            finally:
+                self._search_thread = outer
+
+    def _current(self, generation: int) -> bool:
+        """Whether the search of `generation` may take another step."""
+        return generation == self._generation and not self._waiting
+
+    @contextmanager
+    def _quiet_tree(self) -> Iterator[None]:
+        """Holds the tree with no search running: every search started before is told to end
+        (within one network batch), background ones are joined, and a search that wins the
+        tree meanwhile yields at its next step."""
+        with self._control:
+            self._generation += 1
+            self._waiting += 1
+            threads = list(self._threads)
+        try:
+            # A callback (on the search thread, holding the tree) joins nothing: the threads it
+            # would join may be waiting for the tree it holds. Its own search ends after it.
+            if threading.current_thread() is not self._search_thread:
+                for thread in threads:
+                    thread.join()
+            self._lock.acquire()
+        finally:
+            with self._control:
+                self._waiting -= 1
+                self._threads = [t for t in self._threads if t.is_alive()]
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     def _snapshot(self, started: float, root_wdl: tuple[float, float, float] | None) -> AnalysisResult:
         result = snapshot(self.driver.search, started, self.pv_length)
@@ -182,15 +269,13 @@ class GameSearch:
         report_every_s: float = 0.1,
     ) -> None:
         """Like search(), in a worker thread; on_done gets the final snapshot (also after stop()),
-        on_error any exception (the evaluator failing), both on the worker thread."""
-        self.stop()
-        if self.position.is_over:
-            raise ValueError("the game is over: there is nothing to search")
-        self._stop.clear()
+        on_error any exception (the evaluator failing), both on the worker thread. A bad budget
+        or a finished game raises here, before any thread starts."""
+        visits, seconds = self._budget(visits, seconds)
 
-        def run() -> None:
+        def run(generation: int) -> None:
             try:
-                final = self.search(visits, seconds, callback, report_every_s)
+                final = self._search(generation, visits, seconds, callback, report_every_s)
             except BaseException as e:  # reported, not lost in a dead thread
                 if on_error is None:
                     raise
@@ -199,8 +284,15 @@ class GameSearch:
             if on_done is not None:
                 on_done(final)
 
-        self._thread = threading.Thread(target=run, name="popucom-game-search", daemon=True)
-        self._thread.start()
+        with self._quiet_tree():
+            if self.driver.search.position(0).is_over:
+                raise ValueError("the game is over: there is nothing to search")
+            with self._control:
+                # Started before it is listed, so whoever joins the listed threads can always
+                # join; it waits for the tree until this call lets it go.
+                thread = threading.Thread(target=run, args=(self._generation,), name="popucom-game-search", daemon=True)
+                thread.start()
+                self._threads.append(thread)
 
     def ponder(self, callback: Callback | None = None, report_every_s: float = 0.25) -> None:
         """Searches the current root in the background until stopped (or max_ponder_visits)."""
@@ -208,25 +300,23 @@ class GameSearch:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        with self._control:
+            return any(t.is_alive() for t in self._threads)
 
     def stop(self) -> None:
         """Ends a running search (background, or search() in another thread) and waits for it:
         at most one network batch."""
-        self._stop.set()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
-        with self._lock:  # taken once no search is stepping
-            self._stop.clear()
-            if self._thread is thread:
-                self._thread = None
+        with self._quiet_tree():
+            pass
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Waits for a background search to finish by itself; True when none is running."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        """Waits for background searches to finish by themselves; True when none is running."""
+        with self._control:
+            threads = list(self._threads)
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        for thread in threads:
+            if thread is not threading.current_thread():
+                thread.join(None if deadline is None else max(0.0, deadline - time.perf_counter()))
         return not self.running
 
     def choose_move(self, temperature: float = 0.0) -> int:

@@ -1,17 +1,37 @@
-"""The engine under hostile input: bytes that are not text, bad time and komi values,
-analyses cut off by analyses, closed pipes, and a seeded protocol fuzzer (issue 11, items 4-6)."""
+"""The engine under hostile input: bytes that are not text, bad time, komi and visit values,
+numbers of every size and script, analyses cut off by analyses, a network that returns NaN,
+closed pipes, Ctrl-C, and a seeded protocol fuzzer."""
 
 import io
 import os
 import random
+import signal
 import subprocess
 import sys
+import time
 
+import numpy as np
 import pytest
 
+import popucom.engine.gtp as gtp
 from popucom.engine.gtp import Engine, decode_line
+from popucom.infer import EvalOutput, TinyEvaluator
 
 CLI = [sys.executable, "-m", "popucom.cli"]
+
+
+@pytest.fixture
+def model_engine(tmp_path, monkeypatch):
+    """model_engine(evaluator=None, **kwargs): an Engine with a model player whose network is
+    `evaluator` (TinyEvaluator by default): the engine's model paths without loading a model."""
+    path = tmp_path / "fake.onnx"
+    path.write_bytes(b"")
+
+    def make(evaluator=None, player: str = "", **kwargs) -> Engine:
+        monkeypatch.setattr(gtp, "load_evaluator", lambda spec, threads=1: evaluator or TinyEvaluator())
+        return Engine(f"{path}{player}", **kwargs)
+
+    return make
 
 
 def serve(engine: Engine, data: bytes) -> list[str]:
@@ -78,9 +98,169 @@ def test_bad_komi_keeps_the_framing_and_the_old_komi() -> None:
 
 
 def test_bad_engine_arguments_raise_value_error() -> None:
-    for kwargs in ({"seconds": float("nan")}, {"seconds": -1.0}, {"komi": 10**11}, {"visits": 0}):
+    for kwargs in ({"seconds": float("nan")}, {"seconds": -1.0}, {"komi": 10**11}, {"visits": 0}, {"visits": 2**31}):
         with pytest.raises(ValueError):
             Engine("greedy", **kwargs)
+
+
+@pytest.mark.parametrize("visits", [str(2**31), str(10**6 + 1), "4" * 400])
+def test_cli_huge_visits_are_refused_up_front(visits: str) -> None:
+    out = subprocess.run(
+        [*CLI, "engine", "--player", "greedy", "--visits", visits],
+        input="name\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode != 0 and "--visits must be a whole number from 1 to 1000000" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_huge_visits_in_a_player_spec_are_refused(model_engine) -> None:
+    with pytest.raises(ValueError, match="visits must be a whole number from 1 to 1000000"):
+        model_engine(player="@visits=2147483647")
+    with pytest.raises(ValueError, match="visits must be a whole number from 1 to 1000000"):
+        model_engine(visits=2**31)
+    assert model_engine(visits=10**6).visits == 10**6
+
+
+# Numbers of every size, sign and script: each must get a reply (= or ?), never kill the engine.
+NUMBERS = [
+    "4" * 400,
+    str(2**63),
+    str(-(2**63)),
+    str(2**31),
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "-5",
+    "-0",
+    "+5",
+    "nan",
+    "-nan",
+    "inf",
+    "-inf",
+    "Infinity",
+    "１２",
+    "٣",
+    "½",
+    "²",
+    "1_0",
+    "0x10",
+    "5.5",
+    "",
+]
+NON_ASCII = {"１２", "٣", "½", "²"}
+NUMERIC_COMMANDS = {"popucom-analyze", "komi", "boardsize"}  # every command that takes a number
+
+
+@pytest.mark.parametrize("command", ["popucom-analyze", "komi", "boardsize", "known_command", "undo"])
+def test_any_number_argument_gets_a_reply_and_the_engine_goes_on(model_engine, command: str) -> None:
+    engine = model_engine(visits=8)
+    data = b"".join(f"{command} {number}\nname\n".encode() for number in NUMBERS)
+    replies = serve(engine, data)
+    assert len(replies) == 2 * len(NUMBERS), replies
+    for number, reply, name in zip(NUMBERS, replies[::2], replies[1::2]):
+        assert reply[:1] in "=?" and "internal error" not in reply, (number, reply[:200])
+        assert name == "= popucom", (number, name)
+        if number in NON_ASCII and command in ("popucom-analyze", "komi"):
+            assert reply.startswith("?"), (number, reply)  # GTP numbers are ASCII
+        if command == "popucom-analyze" and number.lstrip("+-") and not number.isdigit():
+            assert reply.startswith("? syntax error"), (number, reply)
+
+
+def test_analyze_interval_range(model_engine) -> None:
+    engine = model_engine(visits=8)
+    replies = serve(engine, b"popucom-analyze 0\npopucom-analyze 360000\npopucom-analyze 360001\nname\n")
+    assert replies[0].startswith("=") and replies[1].startswith("=")
+    assert replies[2].startswith("? syntax error: popucom-analyze [interval in centiseconds, 0 to 360000]")
+    assert replies[3] == "= popucom"
+
+
+def test_numeric_ids_are_ascii(model_engine) -> None:
+    engine = model_engine(visits=8)
+    replies = serve(engine, ("4" * 400 + " name\n١٢ name\n").encode())
+    assert replies[0] == "=" + "4" * 400 + " popucom"
+    assert replies[1].startswith("? unknown command")
+
+
+class NanOnce(TinyEvaluator):
+    """TinyEvaluator, except that call number `bad_call` answers NaN values."""
+
+    def __init__(self, bad_call: int) -> None:
+        self.calls, self.bad_call = 0, bad_call
+
+    def __call__(self, features: np.ndarray) -> EvalOutput:
+        self.calls += 1
+        out = super().__call__(features)
+        if self.calls == self.bad_call:
+            out.wdl[:] = np.nan
+        return out
+
+
+@pytest.mark.parametrize("bad_call", [1, 2])  # the root's evaluation, a search batch
+def test_a_nan_network_output_gets_a_reply_and_the_engine_goes_on(model_engine, bad_call: int) -> None:
+    engine = model_engine(NanOnce(bad_call), visits=40)
+    replies = serve(engine, b"genmove b\ngenmove b\ngenmove w\nshowboard\n")
+    assert replies[0].startswith("? the search failed: ") and "not finite" in replies[0], replies[0]
+    assert replies[1].startswith("= ") and replies[2].startswith("= "), replies
+    assert "internal error" not in "".join(replies)
+
+
+def test_a_nan_during_analysis_ends_the_stream_and_the_engine_goes_on(model_engine, capfd) -> None:
+    engine = model_engine(NanOnce(3), visits=40)
+    engine.out = io.StringIO()
+    reader, writer = os.pipe()
+    os.write(writer, b"popucom-analyze 1\n")
+    with open(reader, "rb") as stream:
+        import threading
+
+        serving = threading.Thread(target=engine.serve, args=(stream,))
+        serving.start()
+        time.sleep(1.0)  # the analysis hits the NaN and stops; the engine waits for the next line
+        os.write(writer, b"genmove b\npopucom-analyze 1\n")
+        time.sleep(0.5)
+        os.write(writer, b"name\n")
+        os.close(writer)
+        serving.join(30)
+    assert not serving.is_alive()
+    replies = engine.out.getvalue()[:-2].split("\n\n")
+    assert [r.split("\n")[0][:1] for r in replies] == ["=", "=", "=", "="], replies
+    assert replies[1].startswith("= ") and replies[3] == "= popucom"
+    assert len(replies[2].split("\n")) > 1  # the second analysis streams again
+    assert "analysis stopped: " in capfd.readouterr().err
+
+
+INTERRUPTED_ENGINE = """
+import sys
+import popucom.engine.gtp as gtp
+from popucom.cli import main
+from popucom.infer import TinyEvaluator
+gtp.load_evaluator = lambda spec, threads=1: TinyEvaluator()
+sys.exit(main(["engine", "--player", sys.argv[1], "--threads", "2"]))
+"""
+
+
+def test_ctrl_c_during_analysis_exits_130(tmp_path) -> None:
+    """SIGINT while the search thinks in the background (inside the core, the GIL released):
+    exit status 130 and the interrupted message, no abort."""
+    model = tmp_path / "fake.onnx"
+    model.write_bytes(b"")
+    for _ in range(2):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", INTERRUPTED_ENGINE, str(model)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        proc.stdin.write(b"popucom-analyze 5\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == b"=\n"
+        assert proc.stdout.readline().startswith(b"info move ")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, (proc.returncode, err[-2000:])
+        assert b"interrupted" in err and b"terminate called" not in err and b"Traceback" not in err, err[-2000:]
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +334,7 @@ WORDS = [
     "１",
     "+5",
     "5.0",
+    *NUMBERS,
 ]
 
 
@@ -166,17 +347,19 @@ def fuzz_line(rng: random.Random, commands: list[str], long_line: int) -> bytes:
     words = [rng.choice(commands) if rng.random() < 0.85 else rng.choice(WORDS)]
     if rng.random() < 0.2:
         words.insert(0, str(rng.randrange(1000)))
+    if words[0] in NUMERIC_COMMANDS and rng.random() < 0.7:
+        words.append(rng.choice(NUMBERS))  # the commands that take a number get every kind often
     words += [rng.choice(WORDS) for _ in range(rng.choice([0, 1, 1, 2, 2, 3]))]
     line = " ".join(words).encode()
     return line + (b"\xff" if rng.random() < 0.02 else b"")
 
 
-def fuzz_engine(commands_to_send: int, seed: int, long_line: int) -> None:
+def fuzz_engine(commands_to_send: int, seed: int, long_line: int, engine: Engine | None = None) -> None:
     """Random command streams: every non-blank line gets exactly one reply, = or ?, never an
     internal error, and the replies hold no blank line (the framing is never broken)."""
     rng = random.Random(seed)
-    engine = Engine("random")
-    commands = [c for c in engine.commands if c != "quit"]
+    engine = engine or Engine("random")
+    commands = [c for c in engine.known_commands() if c != "quit"]
     sent = 0
     while sent < commands_to_send:
         lines = [fuzz_line(rng, commands, long_line) for _ in range(200)]
@@ -199,6 +382,11 @@ def fuzz_engine(commands_to_send: int, seed: int, long_line: int) -> None:
 
 def test_engine_fuzz() -> None:
     fuzz_engine(2000, seed=11, long_line=100_000)
+
+
+def test_engine_fuzz_with_a_model_player(model_engine) -> None:
+    """The same with a model player: genmove searches and popucom-analyze streams."""
+    fuzz_engine(3000, seed=12, long_line=10_000, engine=model_engine(visits=8))
 
 
 @pytest.mark.slow
