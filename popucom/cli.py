@@ -139,9 +139,9 @@ def _pipeline_base_config(args: argparse.Namespace) -> PipelineConfig:
     from .pipeline.config import PipelineConfig, pipeline_preset
 
     if args.resume_from:
-        from .weights import seed_run
+        from .pipeline.resume_from import start_from_shipped
 
-        return PipelineConfig.from_dict(seed_run(args.run_dir, args.resume_from))
+        return start_from_shipped(args.run_dir, args.resume_from)
     saved = Path(args.run_dir) / "config.json"
     if args.preset is None and saved.exists():
         return PipelineConfig.load(saved)

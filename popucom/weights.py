@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from .fileio import write_bytes_atomic, write_text_atomic
@@ -119,10 +120,16 @@ def _recipe_changes(run: Path, iteration: int) -> list[dict]:
         raise ValueError(f"{history} is unreadable ({type(e).__name__}: {e})") from None
 
 
+def sidecar_path(checkpoint: str | Path) -> Path:
+    """The `.run.json` that belongs beside a shipped checkpoint."""
+    checkpoint = Path(checkpoint)
+    return checkpoint.with_name(checkpoint.name.removesuffix(checkpoint.suffix) + ".run.json")
+
+
 def read_sidecar(checkpoint: str | Path) -> dict:
     """The `.run.json` beside a shipped checkpoint; ValueError naming the file when it is unusable."""
     checkpoint = Path(checkpoint)
-    path = checkpoint.with_name(checkpoint.name.removesuffix(checkpoint.suffix) + ".run.json")
+    path = sidecar_path(checkpoint)
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
@@ -134,18 +141,36 @@ def read_sidecar(checkpoint: str | Path) -> dict:
     return data
 
 
-def seed_run(run_dir: str | Path, checkpoint: str | Path) -> dict:
-    """Makes a new run directory start from a shipped checkpoint: it becomes iteration 0,
-    with the shipped komi statistics. Returns the shipped pipeline config (a dict)."""
-    run = Path(run_dir)
+def _checked_sidecar(checkpoint: Path, check: Callable[[dict], None] | None) -> dict:
+    """The sidecar, once everything seed_run will write from it is known to be usable: a rejected
+    start must leave nothing behind, or the same command would then find the run "already there"."""
     sidecar = read_sidecar(checkpoint)
+    path = sidecar_path(checkpoint)
+    rows = sidecar.get("rows_played", 0)
+    if not (isinstance(rows, int) and not isinstance(rows, bool) and rows >= 0):
+        raise ValueError(f"{path}: rows_played {rows!r:.40} is not a count of rows")
+    if sidecar.get("komi") is not None and not isinstance(sidecar["komi"], dict):
+        raise ValueError(f"{path}: komi is not the komi statistics of a run (a JSON object)")
+    if check is not None:
+        check(sidecar)  # the training side's checks: the config, the komi statistics, the checkpoint
+    return sidecar
+
+
+def seed_run(run_dir: str | Path, checkpoint: str | Path, check: Callable[[dict], None] | None = None) -> dict:
+    """Makes a new run directory start from a shipped checkpoint: it becomes iteration 0,
+    with the shipped komi statistics. Returns the shipped pipeline config (a dict). Everything
+    is checked before anything is written (`check(sidecar)` raises ValueError for what this
+    module cannot judge); the checkpoint is written last, as it marks the run as begun."""
+    run = Path(run_dir)
+    checkpoint = Path(checkpoint)
     start = run / "checkpoints" / "iter_0000.pt"
     origin = run / "origin.json"
     if start.exists():
         if origin.exists() and json.loads(origin.read_text()).get("resumed_from") == str(checkpoint):
-            return sidecar["pipeline_config"]  # the same command again: just resume
+            return read_sidecar(checkpoint)["pipeline_config"]  # the same command again: just resume
         raise ValueError(f"{run} already holds a run: --resume-from starts a new run directory")
-    write_bytes_atomic(start, Path(checkpoint).read_bytes())
+    sidecar = _checked_sidecar(checkpoint, check)
+    data = checkpoint.read_bytes()
     if sidecar.get("komi"):
         write_text_atomic(run / "komi_stats.json", json.dumps(sidecar["komi"]))
     write_text_atomic(
@@ -155,10 +180,11 @@ def seed_run(run_dir: str | Path, checkpoint: str | Path) -> dict:
                 "resumed_from": str(checkpoint),
                 "name": sidecar.get("name"),
                 "iteration": sidecar.get("iteration"),
-                "rows_before": int(sidecar.get("rows_played", 0)),
+                "rows_before": sidecar.get("rows_played", 0),
             },
             indent=1,
         )
         + "\n",
     )
+    write_bytes_atomic(start, data)
     return sidecar["pipeline_config"]

@@ -38,7 +38,14 @@ from ..train.trainer import Trainer
 from .config import PipelineConfig
 from .lock import RunLock
 from .metrics import read_metrics, stage_metrics
-from .run_dir import GROW_UNFINISHED, RunDir, first_model, read_stage_record, resolve_config
+from .run_dir import (
+    GROW_UNFINISHED,
+    RunDir,
+    first_model,
+    read_stage_record,
+    resolve_config,
+    stage_output_missing,
+)
 from .stages import (
     Iteration,
     SelfPlayStage,
@@ -67,16 +74,39 @@ STAGES: list[tuple[str, Stage]] = [
 ]
 
 
+def trusted_stage_record(run: RunDir, k: int, metric_iterations: set, warn: bool = True) -> dict[str, dict]:
+    """The recorded stages of iteration k -> k+1 whose outputs are there: a stage recorded as
+    finished whose output is missing (a forged or stale record, a file deleted since) runs
+    again (and says so), so no record can skip work. An iteration the run inherited (a grown
+    run's, grow.py) is trusted as it is: its files stayed in the run it grew from."""
+    record = read_stage_record(run, k, [name for name, _ in STAGES])
+    if k + 1 <= first_model(run):
+        return record
+    for name in list(record):
+        missing = stage_output_missing(run, k, name, record[name].get("result", {}), metric_iterations)
+        if missing:
+            if warn:
+                logger.warning(
+                    f"stage record {run.stages(k + 1)} says {name} finished, but {missing} is missing: "
+                    f"running {name} again"
+                )
+            del record[name]
+    return record
+
+
 def iteration_complete(run: RunDir, k: int, metric_iterations: set[int]) -> bool:
-    if STAGES[-1][0] in read_stage_record(run, k):
-        return True
+    """Whether iteration k -> k+1 has recorded its last stage, and every recorded stage's output is there."""
+    recorded = read_stage_record(run, k, [name for name, _ in STAGES])
+    if STAGES[-1][0] in recorded:
+        return len(trusted_stage_record(run, k, metric_iterations, warn=False)) == len(recorded)
     # Runs from before stage records: a metrics line meant the iteration had finished.
     return not run.stages(k + 1).exists() and k + 1 in metric_iterations
 
 
 def run_iteration(it: Iteration, stages: list[tuple[str, Stage]] | None = None) -> None:
     """Runs the stages of the iteration that are not recorded as finished, recording each."""
-    record = read_stage_record(it.run, it.k)
+    metric_iterations = {line.get("iteration") for line in read_metrics(it.run.metrics, skip_bad=True)}
+    record = trusted_stage_record(it.run, it.k, metric_iterations)
     for name, done in record.items():
         it.results[name] = done.get("result", {})
         it.seconds[name] = float(done.get("seconds", 0.0))
@@ -96,7 +126,10 @@ def start_run(run: RunDir, config: PipelineConfig, progress: bool) -> None:
     A grown run (grow.py) starts at its first model instead, once its grow has finished."""
     if (run.root / GROW_UNFINISHED).exists():
         raise ValueError(f"{run.root}: `popucom grow` did not finish here; run the same grow command again")
-    if first_model(run) > 0:
+    first = first_model(run)
+    if first > 0:
+        if not run.model(first).exists():  # deleted, as check_run_model advises for a foreign one
+            export_iteration(config, run, first)
         return
     if not run.checkpoint(0).exists() and config.warm_start is not None:
         from .warm_start import warm_start

@@ -21,8 +21,10 @@ its files say about the run's progress (self-play chunks written, stages recorde
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -145,6 +147,11 @@ def resolve_config(run: RunDir, requested: PipelineConfig) -> PipelineConfig:
     return resolved
 
 
+# A run exports a model that is missing again from its checkpoint (run.start_run for the first
+# model, and a recorded export whose model is gone reruns: stage_output_missing).
+REEXPORT = "delete it and run the same command again: the run exports it again from its checkpoint"
+
+
 def check_run_model(config: PipelineConfig, path: Path) -> None:
     """Refuses an ONNX model that is not a model of this run (another preset, architecture or
     feature version), e.g. one copied in by hand as model_NNNN.onnx."""
@@ -156,10 +163,7 @@ def check_run_model(config: PipelineConfig, path: Path) -> None:
     try:
         found = ModelConfig.from_dict(json.loads(metadata.get("model_config", ""))).to_dict()
     except (ValueError, TypeError, KeyError) as e:
-        raise ValueError(
-            f"{path} has no readable model_config metadata ({e}); delete it and the run "
-            "re-exports it from its checkpoint"
-        ) from None
+        raise ValueError(f"{path} has no readable model_config metadata ({e}); {REEXPORT}") from None
     wanted = config.model.to_dict()
     diffs = [
         f"{key}: file has {found.get(key)!r}, run has {wanted.get(key)!r}"
@@ -170,7 +174,7 @@ def check_run_model(config: PipelineConfig, path: Path) -> None:
         raise ValueError(
             f"{path} is not a model of this run (preset {config.model.preset}):\n  "
             + "\n  ".join(diffs)
-            + "\ndelete it (the run re-exports it from its checkpoint) or use another --run-dir"
+            + f"\n{REEXPORT}, or use another --run-dir"
         )
 
 
@@ -182,7 +186,10 @@ def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
         try:
             games += int(read_shard(shard).header["meta"]["games"])
         except (ShardError, KeyError, ValueError, TypeError) as e:
-            raise ShardError(f"self-play chunk {shard} is unreadable ({e}); delete it to replay its games") from e
+            raise ShardError(
+                f"self-play chunk {shard} is unreadable ({e}); delete it and run the same command again: "
+                "its games are played again"
+            ) from e
         chunks = max(chunks, int(shard.stem.split("-")[-1]) + 1)
     for records in run.selfplay.glob(f"iter{k:04d}-*.games.jsonl"):
         if not records.with_name(records.name.replace(".games.jsonl", ".pcs")).exists():
@@ -225,7 +232,11 @@ def _rows_per_iteration(run: RunDir) -> dict[int, int]:
         match = _SHARD_NAME.fullmatch(path.name)
         if match:
             k = int(match[1])
-            rows[k] = rows.get(k, 0) + len(read_shard(path))
+            try:
+                rows[k] = rows.get(k, 0) + len(read_shard(path))
+            except ShardError as e:
+                # Without it the window is smaller; a finished iteration does not replay its games.
+                raise ShardError(f"{e}; delete it and run the same command again (the run goes on without it)") from e
     return rows
 
 
@@ -262,22 +273,63 @@ def best_model(config: PipelineConfig, run: RunDir, k: int) -> int:
     return first_model(run)
 
 
-def read_stage_record(run: RunDir, k: int) -> dict[str, dict]:
-    """Stage name -> {"seconds", "result", "finished"} for the recorded stages of iteration k -> k+1."""
+def read_stage_record(run: RunDir, k: int, names: Sequence[str] | None = None) -> dict[str, dict]:
+    """Stage name -> {"seconds", "result", "finished"} for the recorded stages of iteration k -> k+1.
+    A record that is unreadable, of another iteration, or names a stage not in `names` or holds
+    malformed figures raises ValueError naming the file: it is not trusted, not even in part."""
     path = run.stages(k + 1)
+    advice = f"delete it and run the same command again: iteration {k + 1}'s stages run again, keeping finished outputs"
     try:
         record = json.loads(path.read_text())
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as e:
-        raise ValueError(
-            f"stage record {path} is unreadable ({e}); delete it to rerun iteration {k + 1}'s "
-            "stages (finished outputs are kept)"
-        ) from None
+    except (OSError, ValueError, RecursionError) as e:
+        raise ValueError(f"stage record {path} is unreadable ({e}); {advice}") from None
     stages = record.get("stages") if isinstance(record, dict) else None
     if not isinstance(stages, dict):
-        raise ValueError(f"stage record {path} has no 'stages'; delete it to rerun iteration {k + 1}'s stages")
+        raise ValueError(f"stage record {path} has no 'stages'; {advice}")
+    if record.get("iteration") != k + 1:
+        raise ValueError(
+            f"stage record {path} is the record of iteration {record.get('iteration')!r:.20}, not of {k + 1}; {advice}"
+        )
+    for name, done in stages.items():
+        problem = _stage_entry_problem(name, done, names)
+        if problem:
+            raise ValueError(f"stage record {path}: {problem}; {advice}")
     return stages
+
+
+def _stage_entry_problem(name: str, done: object, names: Sequence[str] | None) -> str | None:
+    if names is not None and name not in names:
+        return f"unknown stage {name!r:.40} (the stages are {', '.join(names)})"
+    if not isinstance(done, dict):
+        return f"stage {name!r}: not an object"
+    seconds = done.get("seconds", 0.0)
+    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 <= seconds < math.inf):
+        return f"stage {name!r}: seconds {seconds!r:.40} is not a time"
+    if not isinstance(done.get("result", {}), dict):
+        return f"stage {name!r}: result is not an object"
+    return None
+
+
+def stage_output_missing(run: RunDir, k: int, name: str, result: dict, metric_iterations: set) -> str | None:
+    """What a stage of iteration k -> k+1 recorded as finished should have left and has not (a
+    forged or stale record, or an output deleted since), or None. A stage that measured
+    nothing (an evaluation skipped by its schedule, no ladder point due) promises no file."""
+    model = f"model_{k + 1:04d}"
+    promised = {
+        "selfplay": lambda: None if any(run.selfplay.glob(f"iter{k:04d}-*.pcs")) else f"selfplay/iter{k:04d}-*.pcs",
+        "train": lambda: _missing(run, run.checkpoint(k + 1)),
+        "export": lambda: _missing(run, run.model(k + 1)),
+        "evaluate": lambda: _missing(run, run.evaluation(k + 1)) if result else None,
+        "ladder": lambda: _missing(run, run.root / "ladder" / f"{model}.games.jsonl") if result else None,
+        "metrics": lambda: None if k + 1 in metric_iterations else f"the line of iteration {k + 1} in metrics.jsonl",
+    }
+    return promised[name]() if name in promised else None
+
+
+def _missing(run: RunDir, path: Path) -> str | None:
+    return None if path.exists() else str(path.relative_to(run.root))
 
 
 def run_wall_hours(run: RunDir, upto: int) -> float:
