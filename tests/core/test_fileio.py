@@ -31,3 +31,40 @@ def test_the_sweep_removes_what_a_killed_writer_left(tmp_path) -> None:
     assert unrelated.exists() and (tmp_path / "sub" / "kept.json").read_text() == "old"
     write_atomic(tmp_path / "sub" / "kept.json", lambda f: f.write(b"new"))  # a finished write leaves none
     assert remove_stale_temporaries(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("", '{"b": 2}\n'),
+        ('{"a": 1}\n', '{"a": 1}\n{"b": 2}\n'),
+        ('{"a": 1}\n{"a": ', '{"a": 1}\n{"b": 2}\n'),  # a kill mid-append: the torn line goes
+        ('{"a": 1}', '{"a": 1}\n{"b": 2}\n'),  # whole but without its newline: it stays, ended
+        ('{"a": "' + "x" * 200_000, '{"b": 2}\n'),  # a torn line longer than the block read back
+        ('{"a": 1}\n\xff\xfe', '{"a": 1}\n{"b": 2}\n'),
+    ],
+)
+def test_append_lines_starts_a_line_of_its_own(tmp_path, before: str, after: str) -> None:
+    from popucom.fileio import append_lines, json_lines
+
+    path = tmp_path / "f.jsonl"
+    if before:
+        path.write_bytes(before.encode("latin-1"))  # \xff\xfe: bytes that are no UTF-8
+    append_lines(path, '{"b": 2}\n')
+    assert path.read_text() == after
+    assert [text for _, text in json_lines(path)] == after.splitlines()
+
+
+def test_json_lines_skips_only_a_torn_last_line(tmp_path, caplog) -> None:
+    from popucom.fileio import json_lines
+
+    path = tmp_path / "f.jsonl"
+    path.write_text('{"a": 1}\n\n{oops\n{"a": 2}\n{"a": ')
+    with caplog.at_level("WARNING", logger="popucom.fileio"):
+        assert json_lines(path) == [(1, '{"a": 1}'), (3, "{oops"), (4, '{"a": 2}')]  # line 3 is the caller's to judge
+    assert any("f.jsonl:5: torn last line" in m for m in caplog.messages)
+    path.write_text('{"a": 1}\n{"a": ')  # ended by a newline: a bad line like any other, not torn
+    path.write_text(path.read_text() + "\n")
+    assert json_lines(path) == [(1, '{"a": 1}'), (2, '{"a": ')]
+    with pytest.raises(FileNotFoundError):
+        json_lines(tmp_path / "missing.jsonl")
