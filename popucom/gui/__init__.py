@@ -1,5 +1,5 @@
 """The PySide6 GUI (the [gui] extra): play against the AI, review games in a game tree,
-analyse live. `popucom gui` or `scripts/gui.py` start it; see README "Playing in the GUI".
+analyse live. `popucom gui` or `scripts/gui.py` start it; see the README's "Play".
 
 Parts, each testable alone: game_tree (the model, no Qt), records (SGF-style and JSONL
 files), board_view, tree_model, analysis_panel, ai (the opponent and its worker threads),

@@ -10,7 +10,7 @@
     exported model (.onnx)  openvino  on the CPU where it is installed, else onnx (ONNX Runtime)
     TensorRT plan           trt
 
-Why (bench/inference.py; the README's "Inference backends" has the figures): on an AVX-512
+Why (bench/inference.py; docs/benchmarks.md, "Inference backends", has the figures): on an AVX-512
 CPU the native forward runs 2.5-4x OpenVINO's evaluations/s in bf16 products and 1.8-3.5x in
 fp32, so it stays where it runs. Without AVX-512, OpenVINO ran 595-648/s at batch 16 on an
 AVX2-only 2-core AMD EPYC where torch eager fp32 ran 175 and ONNX Runtime 222, and it plays as

@@ -3,7 +3,7 @@
 
 The fastest path where it runs: on a 2-core AMD EPYC with AVX512-BF16, 2.5-4x OpenVINO fp32's
 evaluations/s in bf16 products and 1.8-3.5x in fp32, in one run of bench/inference.py with
-both (README, "Inference backends"). Elsewhere `auto`
+both (docs/benchmarks.md, "Inference backends"). Elsewhere `auto`
 picks OpenVINO (popucom.infer.choice).
 
 The products' precision is the torch backend's choice for CPU inference (popucom.infer.precision:

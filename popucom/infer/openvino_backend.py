@@ -2,7 +2,7 @@
 
 On a CPU without AVX-512 this is the fastest path we have: on a 2-core AVX2-only AMD EPYC it
 ran the small network at 595-648 evaluations/s at batch 16, against 175 for torch eager fp32
-and 222 for ONNX Runtime (README, "Inference backends"). OpenVINO picks its kernels
+and 222 for ONNX Runtime (docs/benchmarks.md, "Inference backends"). OpenVINO picks its kernels
 for the CPU it finds (oneDNN's brgemm, MLAS, its own JIT code), on x86-64 and ARM alike.
 
 Settings, all explicit so that the numbers do not move with OpenVINO's defaults or the CPU:

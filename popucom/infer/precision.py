@@ -2,7 +2,7 @@
 
 On CPUs with bf16 arithmetic (AVX512-BF16 or AMX) oneDNN multiplies bf16 matrices with fp32
 accumulation about twice as fast as fp32 ones at this network's shapes (2592 x 64 x 192: 86
-against 208 GFLOP/s on one core of the AMD EPYC of issue 10). `bf16` gives the sub-layers'
+against 208 GFLOP/s on one core of a 2-core AMD EPYC with AVX512-BF16). `bf16` gives the sub-layers'
 products bf16 operands and keeps everything else (norms, attention, softmaxes, the heads) in
 fp32, except that the attention kernel takes its logits and value sums as bf16 dot products
 where the CPU has AVX512-BF16 (csrc/nn/pope_attention_dots.cpp); bf16 autocast of the whole

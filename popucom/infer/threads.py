@@ -1,6 +1,6 @@
 """CPU thread budgets for the networks.
 
-Two processes that each use every core collapse (issue 10: a second 2-thread torch evaluator
+Two processes that each use every core collapse (a second 2-thread torch evaluator
 beside a 2-thread self-play ran at 7 evaluations/s instead of 578/s on one thread), so every
 place that runs a network is given an explicit budget and the budgets add up to the machine.
 
@@ -15,7 +15,7 @@ other processes hold cores, the spinning thread keeps its core while its teammat
 turn, at every one of the network's small operators. On the 2-core AMD EPYC with other work
 holding about one core and one busy process beside (bench/oversubscription.py, torch fp32,
 capped to AVX2), 2 threads took 712 ms a call at batch 16 against 39 ms on 1, and a training
-step 8.8x as long (229 against 34 ms on the AVX2 machine of issue 33); on the otherwise quiet
+step 8.8x as long (229 against 34 ms on a 2-core AVX2 AMD EPYC); on the otherwise quiet
 machine beside the busy process, 1.2-1.6x and 1.7-2.1x. Shorter spins do not cure it (10,000
 left batch 1 on 2 threads 14x slower than on 1), and threads that always sleep
 (OMP_WAIT_POLICY=PASSIVE) cost the idle machine, where waking a sleeping core is slow: 2 threads

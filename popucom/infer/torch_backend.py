@@ -2,19 +2,19 @@
 
 On the CPU the batch is evaluated in chunks of `chunk` positions: the network's activations
 for a chunk stay in the cores' caches, which makes a 256-position batch run as fast per
-position as a 32-position one (about 1.8x faster than in one piece on the 2-core Xeon of
-issue 10). `threads` is the process-wide torch thread budget (popucom.infer.threads).
+position as a 32-position one (about 1.8x faster than in one piece on a 2-core Intel Xeon).
+`threads` is the process-wide torch thread budget (popucom.infer.threads).
 
 Self-play batches (PARALLEL_MIN_BATCH positions and more) go to `threads` Python worker
 threads, each running whole chunks with one torch thread of its own (OpenMP's thread count is
 per calling thread; torch releases the GIL inside operators). The network's many small
 operators and the single-threaded C++ attention kernel scale badly inside one operator: at
 batch 192 on the 2-core Xeon this gave 1,727 evaluations/s against 1,292 with torch's attention
-on two torch threads (bench/inference.py --threads 2, README).
+on two torch threads (bench/inference.py --threads 2, docs/benchmarks.md).
 Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads, as
 many of them as an AdaptiveBudget gives (popucom.infer.threads): the budget on an idle machine,
 fewer while other processes keep cores busy, where torch's threads would wait on each other at
-every operator (issue 33). The process-wide budget is back after each call.
+every operator. The process-wide budget is back after each call.
 
 The native forward (the whole network in one C++ call, CPUs with AVX-512) is a backend of its
 own (native_backend.py), which `auto` picks where it runs: this backend is always torch.

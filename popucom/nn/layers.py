@@ -1,6 +1,6 @@
 """Building blocks: RMSNorm, 2D PoPE attention, the MLP, mHC and attention residuals.
 
-Speed (issue 10): the network is bound by many small operations, so each sub-layer folds its
+Speed: the network is bound by many small operations, so each sub-layer folds its
 gains into its weights (RMSNorm gain into the input columns, LayerScale into the output rows,
 mHC's alphas and norm gain into its projection), PoPE's cos/sin tables are built once per
 weight update, and attention is one `scaled_dot_product_attention` call per layer. Without

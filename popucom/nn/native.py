@@ -4,7 +4,7 @@ it has AVX-512.
 
 Through torch, the small network at batch 16 spends about a third of a forward dispatching
 its many small operators from Python, and a second thread splits each operator instead
-of the batch (issue 10). The native forward runs pieces of the batch through every layer on
+of the batch. The native forward runs pieces of the batch through every layer on
 its own threads. Its arithmetic is the torch path's CPU inference (popucom.infer.precision) in
 either precision: bf16 operands in the sub-layers' products and the attention's dot products,
 or float32 throughout; float32 sums, sources, norms and heads in both, with the same folded

@@ -4,7 +4,7 @@ optimised forward in layers.py/model.py (tests) and the "before" of bench/infere
 Nothing here is folded, fused or cached: RMSNorm with its gain, PoPE q2/k2 built every call,
 matmul + softmax + matmul attention, a Python loop over the attention-residual sources,
 mHC with the RMSNorm over the whole stream state before its projection and Sinkhorn over
-the last two dimensions. It is the implementation of commit 5af1963.
+the last two dimensions: the formulas as written, before any folding or kernel.
 """
 
 from __future__ import annotations
