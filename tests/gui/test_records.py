@@ -5,6 +5,8 @@ exception. Needs no Qt (records.py is pure Python)."""
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from popucom.gui.records import from_sgf, load_game_records, load_sgf, to_sgf
 
@@ -90,3 +92,141 @@ def test_komi_in_jsonl_follows_the_same_rule(tmp_path) -> None:
     path = tmp_path / "games.jsonl"
     path.write_text(json.dumps({"moves": "e5", "komi": -81}) + "\n" + json.dumps({"moves": "e5", "komi": 3.0}) + "\n")
     assert [tree.root.position.komi for _, tree in load_game_records(path)] == [-81, 3]
+
+
+# --- fuzzing: SGF text built from the grammar's pieces, and JSONL records of hostile fields ---
+SQUARES = [f"{c}{r}" for c in "abcdefghi" for r in range(1, 10)]
+VALUES = st.one_of(
+    st.sampled_from(SQUARES + ["", "inf", "nan", "-0", "1e30", "81", "-81", "82", "3.5", "1:0.5:2", "x]y", "\\"]),
+    st.text(max_size=6),
+)
+PROPERTY = st.tuples(st.sampled_from(["B", "W", "C", "KM", "ZA", "GM", "SZ", "PB", "RE", "AB", "b"]), VALUES)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+@st.composite
+def sgf_trees(draw, depth: int = 0) -> str:
+    nodes = draw(st.lists(st.lists(PROPERTY, max_size=3), min_size=0 if draw(st.booleans()) else 1, max_size=4))
+    text = "".join(";" + "".join(f"{key}[{_escape(value)}]" for key, value in node) for node in nodes)
+    children = draw(st.lists(sgf_trees(depth + 1), max_size=3 if depth < 4 else 0))
+    return "(" + text + "".join(children) + ")"
+
+
+def sgf_text(tree_text: str, noise: str, cut: int) -> str:
+    """The generated tree, sometimes damaged: noise spliced in or the text cut short."""
+    if cut % 3 == 0:
+        return tree_text
+    at = cut % (len(tree_text) + 1)
+    return tree_text[:at] + (noise if cut % 3 == 1 else "")
+
+
+def shape(tree) -> list:
+    """The tree's moves, comments and analyses in preorder: what a save and reload must keep."""
+    out, pending = [], [tree.root]
+    while pending:
+        node = pending.pop()
+        out.append((node.move, node.comment, node.analysis, len(node.children)))
+        pending.extend(reversed(node.children))
+    return out
+
+
+def check_sgf(text: str) -> None:
+    """from_sgf reads `text` or raises ValueError; what it reads is saved and read back the same."""
+    try:
+        tree = from_sgf(text)
+    except ValueError:
+        return
+    assert shape(from_sgf(to_sgf(tree))) == shape(tree)
+
+
+KOMI_TEXTS = st.one_of(
+    st.sampled_from(["inf", "-inf", "nan", "1e30", "-1e30", "82", "-82", "81", "-81", "0", "7.0", "0.5", "", "x"]),
+    st.text(max_size=5),
+)
+NESTING = st.sampled_from([0, 0, 1, 3, 1200])  # 1200: past Python's recursion limit
+
+
+def sgf_game(komi: str, nesting: int, tree_text: str) -> str:
+    return f"(;GM[81]KM[{_escape(komi)}]" + "(;" * nesting + tree_text + ")" * nesting + ")"
+
+
+@settings(max_examples=300, deadline=None)
+@given(tree_text=sgf_trees(), komi=KOMI_TEXTS, nesting=NESTING, noise=st.text(max_size=4), cut=st.integers(0, 10**6))
+def test_arbitrary_sgf_is_read_or_refused(tree_text: str, komi: str, nesting: int, noise: str, cut: int) -> None:
+    check_sgf(sgf_game(komi, nesting, tree_text))
+    check_sgf(sgf_text(tree_text, noise, cut))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="()[];\\BWKMCZA5e \n", max_size=60))
+def test_arbitrary_sgf_characters_are_read_or_refused(text: str) -> None:
+    check_sgf(text)
+
+
+JSON_VALUES = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=8),
+    st.sampled_from(["e5 d4", "e5 e5", "a1 b1 c1", "black", "white", "draw"]),
+    st.lists(st.one_of(st.sampled_from(SQUARES), st.integers(-2, 90), st.floats(), st.none()), max_size=4),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+KOMIS = st.one_of(
+    st.sampled_from([0, 81, -81, 82, -1000, 2.5, 1e30, float("inf"), float("-inf"), float("nan"), True, "7", None]),
+    JSON_VALUES,
+)
+RECORDS = st.fixed_dictionaries(
+    {"moves": st.one_of(st.sampled_from(["e5 d4", "", "a1 b1 c1", "e5 e5", ["e5", 40]]), JSON_VALUES)},
+    optional={
+        "komi": KOMIS,
+        "result": st.one_of(st.sampled_from(["black", "white", "draw", "?"]), JSON_VALUES),
+        "score": st.one_of(st.sampled_from([0, 3, -81, 82, 1e400, float("nan")]), JSON_VALUES),
+        "black": JSON_VALUES,
+        "white": JSON_VALUES,
+    },
+)
+NESTED_JSON = st.integers(1, 3000).map(lambda n: "[" * n + "]" * n)
+
+
+def check_jsonl(tmp_path, lines: list[str]) -> None:
+    path = tmp_path / "fuzz.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    try:
+        games = load_game_records(path)
+    except ValueError as e:
+        assert "fuzz.jsonl" in str(e)
+        return
+    for _, tree in games:
+        assert -81 <= tree.root.position.komi <= 81
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    records=st.lists(st.one_of(RECORDS, JSON_VALUES), min_size=1, max_size=3), nested=st.one_of(st.none(), NESTED_JSON)
+)
+def test_arbitrary_jsonl_records_are_read_or_refused(tmp_path_factory, records: list, nested: str | None) -> None:
+    lines = [json.dumps(r) for r in records] + ([nested] if nested else [])
+    check_jsonl(tmp_path_factory.mktemp("jsonl"), lines)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, deadline=None)
+@given(
+    tree_text=sgf_trees(),
+    komi=KOMI_TEXTS,
+    nesting=NESTING,
+    noise=st.text(max_size=4),
+    cut=st.integers(0, 10**6),
+    records=st.lists(RECORDS, max_size=3),
+)
+def test_arbitrary_records_are_read_or_refused_long(
+    tmp_path_factory, tree_text, komi, nesting, noise, cut, records
+) -> None:
+    check_sgf(sgf_game(komi, nesting, tree_text))
+    check_sgf(sgf_text(tree_text, noise, cut))
+    check_jsonl(tmp_path_factory.mktemp("jsonl"), [json.dumps(r) for r in records] or ["{}"])
