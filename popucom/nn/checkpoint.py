@@ -61,7 +61,10 @@ def declared_bytes(declared: dict[str, tuple[tuple[int, ...], torch.dtype]]) -> 
 def check_stored_model(path: Path, model_config: ModelConfig, stored: dict[str, Any]) -> None:
     """ValueError unless `stored` (the file's model tensors) is exactly what `model_config`
     declares, and the network stays under MAX_MODEL_BYTES; nothing is allocated for it."""
-    declared = declared_tensors(model_config)
+    try:
+        declared = declared_tensors(model_config)
+    except (RuntimeError, TypeError, ValueError) as e:  # a config within bounds that the layers still refuse
+        raise ValueError(f"checkpoint {path}: no network can be built from its model config ({e})") from None
     size = declared_bytes(declared)
     if size > MAX_MODEL_BYTES:
         raise ValueError(

@@ -78,6 +78,7 @@ class LossWeights:
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             _check_float(f"loss weight {f.name}", getattr(self, f.name), 0.0, MAX_LOSS_WEIGHT, closed_low=True)
+            object.__setattr__(self, f.name, float(getattr(self, f.name)))
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,8 @@ class ModelConfig:
             _check_int(name, getattr(self, name))
         for name, (low, high) in FLOAT_LIMITS.items():
             _check_float(f"model config {name}", getattr(self, name), low, high)
+            # A whole number from a hand-written JSON (1 for 1.0) would make an integer tensor.
+            object.__setattr__(self, name, float(getattr(self, name)))
         for name in BOOL_FIELDS:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"model config {name} must be true or false, got {getattr(self, name)!r:.40}")

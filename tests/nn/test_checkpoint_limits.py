@@ -160,3 +160,12 @@ def test_deeply_nested_metadata_is_refused(tmp_path) -> None:
     torch.save({"meta": meta, "sha256": payload_sha256(meta, {}), "tensors": {}}, path)
     with pytest.raises(ValueError, match="nested.pt has corrupt metadata"):
         read_checkpoint(path)
+
+
+def test_a_whole_number_in_a_float_field_builds_a_float_network(tiny_checkpoint, tmp_path) -> None:
+    # A hand-written config says 1 for 1.0; the network must not get an integer tensor from it.
+    # (The initial scale only seeds the gains; the stored ones replace them, so the file loads.)
+    net = load_network(crafted(tiny_checkpoint, tmp_path / "whole.pt", layer_scale_init=7))
+    assert net.config.layer_scale_init == 7.0 and isinstance(net.config.layer_scale_init, float)
+    weights = ModelConfig.from_dict({**PRESETS["tiny"].to_dict(), "loss_weights": {"policy": 2}}).loss_weights
+    assert isinstance(weights.policy, float)

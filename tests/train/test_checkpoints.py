@@ -9,6 +9,8 @@ import zipfile
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from popucom.nn import preset
 from popucom.nn.checkpoint_file import CHECKPOINT_VERSION, read_checkpoint, write_checkpoint
@@ -145,3 +147,62 @@ def test_flipped_bytes_are_detected(saved, tmp_path) -> None:
 @pytest.mark.slow
 def test_flipped_bytes_are_detected_long(saved, tmp_path) -> None:
     flip_fuzz(saved[0], tmp_path, flips=3000, seed=2)
+
+
+# Values a crafted model config might hold: each field's own kind at and past its bounds, other
+# kinds, and numbers no network could be built from.
+HOSTILE_VALUES = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.sampled_from([0, 1, 2, 3, 63, 64, 65, 2047, 2048, 2049, 4096, 65536, -1]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=8),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
+
+
+def config_fuzz(saved, data) -> None:
+    """One crafted config (a few fields of the tiny network's changed, a valid sha256): loading
+    refuses it with a ValueError within a second, or loads the network it describes."""
+    import tempfile
+    import time
+
+    from popucom.nn.checkpoint import load_network
+    from popucom.nn.config import ModelConfig
+
+    path, _ = saved
+    state = {k: v for k, v in read_checkpoint(path).items() if k not in ("format", "version")}
+    config = dict(state["model_config"])
+    fields = sorted(config) + ["loss_weights.policy", "loss_weights.score", "unknown"]
+    for name in data.draw(st.lists(st.sampled_from(fields), min_size=1, max_size=3, unique=True)):
+        value = data.draw(HOSTILE_VALUES)
+        if name.startswith("loss_weights."):
+            weights = config["loss_weights"] if isinstance(config["loss_weights"], dict) else {}
+            config["loss_weights"] = {**weights, name.split(".", 1)[1]: value}
+        else:
+            config[name] = value
+    with tempfile.TemporaryDirectory() as folder:
+        crafted = write_checkpoint(f"{folder}/crafted.pt", {**state, "model_config": config})
+        started = time.perf_counter()
+        try:
+            net = load_network(crafted)
+        except ValueError as e:
+            assert "crafted.pt" in str(e)
+        else:
+            assert net.config == ModelConfig.from_dict(config)  # what it loaded is what the file said
+        assert time.perf_counter() - started < 2.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_crafted_model_configs_are_refused_or_exact(saved, data) -> None:
+    config_fuzz(saved, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None)
+@given(data=st.data())
+def test_crafted_model_configs_are_refused_or_exact_long(saved, data) -> None:
+    config_fuzz(saved, data)
