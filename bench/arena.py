@@ -13,11 +13,11 @@ from pathlib import Path
 import torch
 
 from popucom.arena.match import make_openings, play_match
-from popucom.arena.players import Player
 from popucom.benchmarks import machine_info
 from popucom.infer.onnx_backend import OnnxEvaluator
 from popucom.nn import PopucomNet, preset
 from popucom.nn.export import export_onnx
+from popucom.player import Player
 
 
 def main() -> None:
@@ -34,13 +34,13 @@ def main() -> None:
         paths.append(export_onnx(PopucomNet(preset(args.preset)).eval(), tmp / f"m{seed}.onnx"))
     openings = make_openings(args.openings, 4, seed=0)
     n = 2 * len(openings)
-    a = Player("m0", n, evaluator=OnnxEvaluator(paths[0], threads=args.threads), visits=args.visits, seed=0)
-    b = Player("m1", n, evaluator=OnnxEvaluator(paths[1], threads=args.threads), visits=args.visits, seed=1)
+    a = Player("m0", evaluator=OnnxEvaluator(paths[0], threads=args.threads), visits=args.visits, seed=0)
+    b = Player("m1", evaluator=OnnxEvaluator(paths[1], threads=args.threads), visits=args.visits, seed=1)
     start = time.perf_counter()
     records = play_match(a, b, openings)
     seconds = time.perf_counter() - start
     moves = sum(len(r.moves.split()) - r.opening_plies for r in records)
-    evals = a.driver.timings.leaves + b.driver.timings.leaves
+    evals = a.many_games(n).timings.leaves + b.many_games(n).timings.leaves
     print(
         json.dumps(
             {
@@ -53,8 +53,8 @@ def main() -> None:
                 "nn_evals_per_s": round(evals / seconds),
                 "seconds": round(seconds, 1),
                 "mean_batch": round(
-                    (a.driver.timings.leaves + b.driver.timings.leaves)
-                    / max(1, a.driver.timings.steps + b.driver.timings.steps),
+                    (a.many_games(n).timings.leaves + b.many_games(n).timings.leaves)
+                    / max(1, a.many_games(n).timings.steps + b.many_games(n).timings.steps),
                     1,
                 ),
                 "threads": args.threads,

@@ -9,9 +9,9 @@ import json
 import time
 
 from popucom.arena.match import make_openings, play_match
-from popucom.arena.players import Player
 from popucom.arena.ratings import game_results, gap
 from popucom.benchmarks import machine_info
+from popucom.player import Player
 
 PAIRINGS = [("greedy", "random"), ("uct:200", "random"), ("uct:200", "greedy"), ("uct:2000", "uct:200")]
 
@@ -22,9 +22,8 @@ def main() -> None:
     args = parser.parse_args()
     for strong, weak in PAIRINGS:
         openings = make_openings(args.openings if strong != "uct:2000" else args.openings // 4, 2, seed=7)
-        n = 2 * len(openings)
         start = time.perf_counter()
-        records = play_match(Player(strong, n, bot=strong, seed=1), Player(weak + "'", n, bot=weak, seed=2), openings)
+        records = play_match(Player(strong, bot=strong, seed=1), Player(weak + "'", bot=weak, seed=2), openings)
         seconds = time.perf_counter() - start
         score = sum(r.score_for(strong) for r in records) / len(records)
         rating = gap(game_results(records), strong, weak + "'")

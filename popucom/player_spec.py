@@ -17,12 +17,10 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import _core
 from .infer import factory as infer
 from .infer.contract import Evaluator
-from .search.game_search import GameSearch
 from .search.params import SearchOverrides, search_params
 
 DEFAULT_VISITS = 100
@@ -56,11 +54,6 @@ class PlayerSpec:
         if self.visits_given or not self.is_network:
             return self
         return dataclasses.replace(self, name=model_player_name(self.source, visits, self.search), visits=visits)
-
-    def game_search(self, evaluator: Evaluator, **kwargs: Any) -> GameSearch:
-        """A one-game search with this spec's settings (its leaves_per_game, if given, as
-        the leaves per network call); kwargs go to GameSearch (threads, cache_mb, seed)."""
-        return GameSearch(evaluator, self.search_params(), leaves_per_step=self.search.get("leaves_per_game"), **kwargs)
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:

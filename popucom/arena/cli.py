@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..fileio import append_lines
 from ..limits import check_komi
+from ..player import Player
+from ..player_spec import PlayerSpec, load_evaluator
 from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
-from .players import Player, PlayerSpec, load_evaluator
 from .ratings import SPRT, colour_ratings, rate_players
 
 
@@ -114,11 +115,8 @@ def run_arena(args: argparse.Namespace) -> int:
         print(f"{name}: {getattr(ev, 'describe', lambda: '')()}")
     openings = make_openings(args.openings, args.opening_plies, args.seed)
 
-    def player(spec: PlayerSpec, games: int, seed: int) -> Player:
-        if not spec.is_network:
-            return Player(spec.name, games, bot=spec.source, seed=seed)
-        evaluator = evaluators[spec.name]
-        return Player(spec.name, games, evaluator=evaluator, visits=spec.visits, seed=seed, params=spec.search_params())
+    def player(spec: PlayerSpec, seed: int) -> Player:
+        return Player.from_spec(spec, seed=seed, evaluator=evaluators.get(spec.name))
 
     records: list[GameRecord] = []
     pairs = []
@@ -132,9 +130,7 @@ def run_arena(args: argparse.Namespace) -> int:
             pair_records = []
             for r in range(0, len(openings), chunk):
                 batch = openings[r : r + chunk]
-                pair_records += play_match(
-                    player(a, 2 * len(batch), i), player(b, 2 * len(batch), i + 100), batch, komi=komi, progress=False
-                )
+                pair_records += play_match(player(a, i), player(b, i + 100), batch, komi=komi, progress=False)
                 decision = sprt.decide([g.score_for(a.name) for g in pair_records])
                 print(
                     f"  {len(pair_records)} games: LLR {sprt.llr([g.score_for(a.name) for g in pair_records]):+.2f} "
@@ -144,8 +140,8 @@ def run_arena(args: argparse.Namespace) -> int:
                     break
         else:
             pair_records = play_match(
-                player(a, 2 * len(openings), i),
-                player(b, 2 * len(openings), i + 100),
+                player(a, i),
+                player(b, i + 100),
                 openings,
                 komi=komi,
                 progress=True,

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..fileio import append_lines, json_lines, write_text_atomic
+from ..player import Player
 from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
-from .players import Player
 from .ratings import Rating, fit_bradley_terry, game_results
 
 logger = logging.getLogger(__name__)
@@ -103,13 +103,12 @@ class Ladder:
         if path.exists():
             return
         openings = make_openings(self.config.calibration_games // 2, self.config.opening_plies, self.config.seed + 1)
-        n = 2 * len(openings)
         records: list[GameRecord] = []
         started = time.perf_counter()
         for k, (a, b) in enumerate(self.config.calibration):
             records += play_match(
-                Player(a, n, bot=a, seed=k),
-                Player(b, n, bot=b, seed=k + 100),
+                Player(a, bot=a, seed=k),
+                Player(b, bot=b, seed=k + 100),
                 openings,
                 progress=progress,
                 desc=f"ladder calibration {a} vs {b}",
@@ -130,14 +129,13 @@ class Ladder:
         games_path = self.games_path(name)
         if not games_path.exists():
             openings = self.openings()
-            n = 2 * len(openings)
-            model = Player(name, n, evaluator=evaluator_factory(), visits=self.config.visits, seed=self.config.seed)
+            model = Player(name, evaluator=evaluator_factory(), visits=self.config.visits, seed=self.config.seed)
             records: list[GameRecord] = []
             started = time.perf_counter()
             for k, opponent in enumerate(self.config.opponents):
                 records += play_match(
                     model,
-                    Player(opponent, n, bot=opponent, seed=self.config.seed + k),
+                    Player(opponent, bot=opponent, seed=self.config.seed + k),
                     openings,
                     progress=progress,
                     desc=f"ladder {name} vs {opponent}",

@@ -16,7 +16,8 @@ from .. import _core
 from ..data.records import outcome_fields, to_jsonl
 from ..fileio import append_lines, json_lines
 from ..limits import MAX_KOMI, check_komi
-from .players import Player
+from ..player import Player
+from ..search import BatchedSearch
 
 
 @dataclass
@@ -94,10 +95,7 @@ def play_match(
             games.append(game)
             colours.append((black, white))
     n = len(games)
-    for p in (a, b):
-        if p.searches and p.driver.search.num_games < n:
-            raise ValueError(f"player {p.name} was made for {p.driver.search.num_games} games, the match needs {n}")
-    searched_root: dict[tuple[int, int], int] = {}  # (player id, game) -> hash of the tree's root
+    drivers = {id(p): p.many_games(n) for p in (a, b) if p.is_model}
 
     def to_move(g: int) -> Player:
         return colours[g][0] if games[g].to_move == _core.Color.BLACK else colours[g][1]
@@ -111,27 +109,11 @@ def play_match(
             mine = [g for g in range(n) if not games[g].is_over and to_move(g) is player]
             if not mine:
                 continue
-            if not player.searches:
+            if not player.is_model:
                 for g in mine:
-                    games[g].play(player.bot.select_move(games[g].position))
+                    games[g].play(player.bot_move(games[g].position))
                 continue
-            search = player.driver.search
-            for g in range(n):
-                if g in mine:
-                    position = games[g].position
-                    if searched_root.get((id(player), g)) != position.hash:
-                        search.reset(g, position)
-                        searched_root[(id(player), g)] = position.hash
-                    search.set_visit_target(g, player.visits)
-                else:
-                    search.set_visit_target(g, 0)
-            while not all(search.done(g) for g in mine):
-                player.driver.step()
-            for g in mine:
-                move = search.choose_move(g, 0.0)
-                games[g].play(move)
-                search.play(g, move)  # keep the subtree for this player's next move here
-                searched_root[(id(player), g)] = search.position(g).hash
+            search_moves(drivers[id(player)], player.visits, games, mine)
         for g in range(n):
             done[g] = games[g].is_over
         bar.update(games_played(games, openings) - bar.n)
@@ -151,6 +133,20 @@ def play_match(
             )
         )
     return records
+
+
+def search_moves(driver: BatchedSearch, visits: int, games: list[_core.Game], mine: list[int]) -> None:
+    """Plays one searched move in each game of `mine`, searched together from fresh trees
+    (each move gets exactly `visits`); the other games of the driver wait."""
+    search = driver.search
+    for g in range(len(games)):
+        if g in mine:
+            search.reset(g, games[g].position)
+        search.set_visit_target(g, visits if g in mine else 0)
+    while not all(search.done(g) for g in mine):
+        driver.step()
+    for g in mine:
+        games[g].play(search.choose_move(g, 0.0))
 
 
 def records_jsonl(records: list[GameRecord]) -> str:

@@ -27,7 +27,8 @@ from typing import BinaryIO, TextIO
 
 from .. import __version__, _core
 from ..limits import check_komi, check_seconds, check_visits
-from ..player_spec import PlayerSpec, load_evaluator
+from ..player import Player
+from ..player_spec import PlayerSpec
 from ..search.analysis import AnalysisResult
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
@@ -146,11 +147,10 @@ class Engine:
             self.spec = self.spec.with_default_visits(visits)
         if self.spec.is_network:
             check_visits(self.spec.visits, f"player '{player[:100]}': visits")
-        self.bot = None if self.spec.is_network else _core.Bot(self.spec.source, seed=0)
-        self.evaluator = None if self.bot else load_evaluator(self.spec, threads=threads)
+        self.player = Player.from_spec(self.spec, threads=threads)
         # One tree for the whole game, kept across both sides' moves (and reset by jumps).
-        self.search = self.spec.game_search(self.evaluator) if self.evaluator is not None else None
-        self.visits = self.spec.visits if self.bot is None else None
+        self.search = self.player.session() if self.player.is_model else None
+        self.visits = self.spec.visits if self.player.is_model else None
         self.seconds = seconds
         self.komi = komi
         self.game = _core.Game(komi)
@@ -237,10 +237,7 @@ class Engine:
         if colour != self.game.to_move:
             raise GtpError(f"it is {self.game.to_move.name.capitalize()}'s turn (there is no pass)")
         position = self.game.position
-        if self.bot is not None:
-            move = self.bot.select_move(position)
-        else:
-            move = self.searched_move(position)
+        move = self.searched_move(position) if self.player.is_model else self.player.bot_move(position)
         self.game.play(move)
         return _core.square_to_text(move)
 
@@ -416,8 +413,8 @@ class Engine:
 
 def run_engine(args: argparse.Namespace) -> int:
     engine = Engine(args.player, visits=args.visits, seconds=args.seconds, komi=args.komi, threads=args.threads)
-    network = engine.evaluator.describe() if hasattr(engine.evaluator, "describe") else None
-    print(f"popucom engine ready: {engine.spec.name}" + (f" on {network}" if network else ""), file=sys.stderr)
+    network = f" on {engine.player.description}" if engine.player.is_model else ""
+    print(f"popucom engine ready: {engine.spec.name}{network}", file=sys.stderr)
     engine.serve(sys.stdin)
     if engine.output_closed:
         # Keep Python's final flush of the dead pipe from printing an error at exit.

@@ -39,7 +39,6 @@ import torch
 
 from popucom import _core
 from popucom.arena.match import make_openings, play_match
-from popucom.arena.players import Player
 from popucom.benchmarks import evaluations_per_s, machine_info
 from popucom.data.positions import random_features
 from popucom.experiments.strength import head_to_head
@@ -50,6 +49,7 @@ from popucom.infer.precision import cpu_has_bf16
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn.checkpoint import load_network
 from popucom.nn.export import export_onnx
+from popucom.player import Player
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -119,9 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     outputs = output_differences(evaluators[first], evaluators[second])
     start = time.perf_counter()
     names = {k: f"{args.model.stem}@{args.visits},{k}" for k in evaluators}
-    players = [
-        Player(names[k], args.games, evaluator=e, visits=args.visits, seed=args.visits) for k, e in evaluators.items()
-    ]
+    players = [Player(names[k], evaluator=e, visits=args.visits, seed=args.visits) for k, e in evaluators.items()]
     records = play_match(*players, make_openings(args.games // 2, 2, 2026), progress=True, desc=f"{first} vs {second}")
     strength = head_to_head(records, names[second], names[first])
     print(

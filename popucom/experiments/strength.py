@@ -27,10 +27,10 @@ import numpy as np
 
 from popucom import _core
 from popucom.arena.match import append_records, make_openings, play_match, read_records, summarize
-from popucom.arena.players import Player
 from popucom.arena.ratings import elo_from_score, fit_bradley_terry, game_results
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
+from popucom.player import Player
 from popucom.player_spec import PlayerSpec, is_bot, parse_search_options, search_params, search_suffix
 
 DEFAULT_PAIRINGS = [
@@ -55,11 +55,9 @@ def parse_pairing(text: str) -> tuple[int, str, int]:
     return int(visits), opponent, int(games)
 
 
-def model_player(
-    name: str, model: Path, visits: int, games: int, threads: int, params: _core.SearchParams | None = None
-) -> Player:
+def model_player(name: str, model: Path, visits: int, threads: int, params: _core.SearchParams | None = None) -> Player:
     evaluator = load_evaluator(model, threads=threads)
-    return Player(name, games, evaluator=evaluator, visits=visits, seed=visits, params=params)
+    return Player(name, evaluator=evaluator, visits=visits, seed=visits, params=params)
 
 
 MODEL_OPPONENT_VISITS = 200  # a model opponent's visits when its spec names none
@@ -70,10 +68,10 @@ def opponent_spec(text: str) -> PlayerSpec:
     return PlayerSpec.parse(text if is_bot(text) or "@" in text else f"{text}@visits={MODEL_OPPONENT_VISITS}")
 
 
-def opponent_player(spec: PlayerSpec, games: int, threads: int, seed: int) -> Player:
+def opponent_player(spec: PlayerSpec, threads: int, seed: int) -> Player:
     if not spec.is_network:
-        return Player(spec.name, games, bot=spec.source, seed=seed)
-    return model_player(spec.name, Path(spec.source), spec.visits, games, threads, spec.search_params())
+        return Player(spec.name, bot=spec.source, seed=seed)
+    return model_player(spec.name, Path(spec.source), spec.visits, threads, spec.search_params())
 
 
 def head_to_head(records: list, a: str, b: str, boot: int = 4000, seed: int = 0) -> dict | None:
@@ -135,8 +133,8 @@ def strength_table(
     for a, b, games in CALIBRATION:
         if have(a, b) < games:
             new = play_match(
-                Player(a, games, bot=a, seed=1),
-                Player(b, games, bot=b, seed=2),
+                Player(a, bot=a, seed=1),
+                Player(b, bot=b, seed=2),
                 make_openings(games // 2, opening_plies, seed + 1000),
             )
             append_records(games_out, new)
@@ -156,8 +154,8 @@ def strength_table(
         # Only the games still missing, on openings of their own (seeded by how many were played),
         # so a pairing can be extended later without replaying the same games.
         new = play_match(
-            model_player(player, model, visits, missing, threads, search_params(search)),
-            opponent_player(opponent, missing, threads, seed=visits + played),
+            model_player(player, model, visits, threads, search_params(search)),
+            opponent_player(opponent, threads, seed=visits + played),
             make_openings(missing // 2, opening_plies, seed + played),
             progress=True,
             desc=f"{player} vs {opponent_label}",

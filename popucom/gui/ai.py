@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from .. import _core
-from ..player_spec import PlayerSpec, load_evaluator
+from ..player import Player
 from ..search.game_search import GameSearch
 from ..weights import newest_for_cpu
 
@@ -67,13 +67,11 @@ def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) 
     """A player spec (popucom.player_spec: a bot, `best` or a model file) as the GUI's opponent;
     the GUI sets the visits itself. Raises ValueError (or FileNotFoundError / RuntimeError)
     saying why `spec` is unusable."""
-    player = PlayerSpec.parse(spec)
-    if not player.is_network:
-        return Opponent(spec, bot=_core.Bot(player.source))
-    evaluator = load_evaluator(player, threads=network_threads)
-    describe = getattr(evaluator, "describe", lambda: Path(player.source).name)()
-    search = player.game_search(evaluator, threads=search_threads, cache_mb=64.0)
-    return Opponent(spec, search=search, model_description=describe)
+    player = Player.from_spec(spec, threads=network_threads)
+    if not player.is_model:
+        return Opponent(spec, bot=player.bot)
+    search = player.session(threads=search_threads, cache_mb=64.0)
+    return Opponent(spec, search=search, model_description=player.description)
 
 
 class SearchBridge(QObject):

@@ -7,9 +7,9 @@ import json
 import logging
 
 from ..arena.match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
-from ..arena.players import Player
 from ..arena.ratings import SPRT, rate_players
 from ..fileio import write_text_atomic
+from ..player import Player
 from .run_dir import best_model, first_model, run_wall_hours, selfplay_rows
 from .stages import Iteration, make_evaluator
 
@@ -30,17 +30,16 @@ def stage_evaluate(it: Iteration) -> dict:
     if path.exists():
         return json.loads(path.read_text())
     openings = make_openings(ev.openings, ev.opening_plies, seed=config.seed + k)
-    n = 2 * len(openings)
     previous = best_model(config, run, k) if ev.gating else max(first_model(run), k + 1 - ev.every)
     new_name, old_name = f"model_{k + 1:04d}", f"model_{previous:04d}"
 
     def network(name: str, index: int) -> Player:
-        return Player(name, n, evaluator=make_evaluator(config, run, index), visits=ev.visits, seed=index)
+        return Player(name, evaluator=make_evaluator(config, run, index), visits=ev.visits, seed=index)
 
     new = network(new_name, k + 1)
     records = play_match(new, network(old_name, previous), openings, progress=progress, desc=f"eval vs {old_name}")
     records += play_match(
-        new, Player(ev.baseline, n, bot=ev.baseline, seed=k), openings, progress=progress, desc=f"eval vs {ev.baseline}"
+        new, Player(ev.baseline, bot=ev.baseline, seed=k), openings, progress=progress, desc=f"eval vs {ev.baseline}"
     )
     games_path = path.with_suffix(".games.jsonl")
     write_text_atomic(games_path, records_jsonl(records))

@@ -11,15 +11,16 @@ import pytest
 
 import popucom
 from popucom.arena.match import make_openings, play_match, read_records, summarize
-from popucom.arena.players import DEFAULT_VISITS, Player, PlayerSpec, load_evaluator
 from popucom.arena.ratings import SPRT, colour_ratings, fit_bradley_terry, game_results, gap
 from popucom.infer import EvalOutput, TinyEvaluator
+from popucom.player import Player
+from popucom.player_spec import DEFAULT_VISITS, PlayerSpec, load_evaluator
 from popucom.search.game_search import SINGLE_GAME_LEAVES_PER_STEP
 
 
 def test_arena_detects_a_real_difference() -> None:
     openings = make_openings(10, 4, seed=3)
-    records = play_match(Player("uct:2000", 20, bot="uct:2000"), Player("random", 20, bot="random", seed=1), openings)
+    records = play_match(Player("uct:2000", bot="uct:2000"), Player("random", bot="random", seed=1), openings)
     assert len(records) == 20
     rating = gap(game_results(records), "uct:2000", "random")
     assert rating.low > 0  # the 95% interval is above zero
@@ -27,9 +28,7 @@ def test_arena_detects_a_real_difference() -> None:
 
 def test_identical_players_interval_contains_zero() -> None:
     openings = make_openings(10, 4, seed=4)
-    records = play_match(
-        Player("greedy-a", 20, bot="greedy", seed=1), Player("greedy-b", 20, bot="greedy", seed=2), openings
-    )
+    records = play_match(Player("greedy-a", bot="greedy", seed=1), Player("greedy-b", bot="greedy", seed=2), openings)
     rating = gap(game_results(records), "greedy-a", "greedy-b")
     assert rating.low < 0 < rating.high
 
@@ -37,7 +36,7 @@ def test_identical_players_interval_contains_zero() -> None:
 def test_every_opening_is_played_twice_with_colours_swapped() -> None:
     openings = make_openings(3, 4, seed=5)
     assert make_openings(3, 4, seed=5) == openings  # reproducible
-    records = play_match(Player("a", 6, bot="random", seed=1), Player("b", 6, bot="random", seed=2), openings)
+    records = play_match(Player("a", bot="random", seed=1), Player("b", bot="random", seed=2), openings)
     for i, opening in enumerate(openings):
         first, second = records[2 * i], records[2 * i + 1]
         prefix = " ".join(popucom.square_to_text(m) for m in opening)
@@ -53,11 +52,12 @@ class CurrentPlayer:
     name: str | None = None
 
 
-def moving(player: Player, black_in_even_games: bool) -> Player:
+def moving(player: Player, black_in_even_games: bool, games: int) -> Player:
     """Wraps the player's search step: the step may only search games where this player is to
     move (play_match(a, b) gives a Black in the even games), and CurrentPlayer names the player
     while the step (and so any network call) runs."""
-    step, search = player.driver.step, player.driver.search
+    driver = player.many_games(games)  # the one the match then uses
+    step, search = driver.step, driver.search
 
     def owned_step() -> int:
         for g in range(search.num_games):
@@ -70,7 +70,7 @@ def moving(player: Player, black_in_even_games: bool) -> Player:
         finally:
             CurrentPlayer.name = None
 
-    player.driver.step = owned_step
+    driver.step = owned_step
     return player
 
 
@@ -94,8 +94,8 @@ def test_each_player_uses_only_its_own_network() -> None:
     a_eval, b_eval = Instrumented("A"), Instrumented("B")
     openings = make_openings(2, 2, seed=6)
     records = play_match(
-        moving(Player("A", 4, evaluator=a_eval, visits=16), black_in_even_games=True),
-        moving(Player("B", 4, evaluator=b_eval, visits=16), black_in_even_games=False),
+        moving(Player("A", evaluator=a_eval, visits=16), black_in_even_games=True, games=4),
+        moving(Player("B", evaluator=b_eval, visits=16), black_in_even_games=False, games=4),
         openings,
     )
     assert len(records) == 4 and a_eval.calls > 0 and b_eval.calls > 0
@@ -111,7 +111,7 @@ def test_bradley_terry_fit_and_colour_ratings() -> None:
     with pytest.raises(ValueError, match="anchor"):
         fit_bradley_terry(results, anchor="zed")
     records = play_match(
-        Player("x", 8, bot="greedy", seed=1), Player("y", 8, bot="random", seed=1), make_openings(4, 4, seed=1)
+        Player("x", bot="greedy", seed=1), Player("y", bot="random", seed=1), make_openings(4, 4, seed=1)
     )
     colour = colour_ratings(records, "x")
     assert set(colour) == {"x/black", "x/white", "y/black", "y/white"}
@@ -166,11 +166,11 @@ def test_player_spec_search_options(tiny_model) -> None:
             PlayerSpec.parse(f"{tiny_model}@{options}")
     # The settings reach the search of every user of a spec: arena player, engine, GUI opponent.
     evaluator = load_evaluator(spec)
-    player = Player(spec.name, 2, evaluator=evaluator, visits=spec.visits, params=spec.search_params())
-    assert player.driver.params.score_utility_weight == 0.25 and player.driver.params.leaves_per_game == 4
+    player = Player(spec.name, evaluator=evaluator, visits=spec.visits, params=spec.search_params())
+    assert player.many_games(2).params.score_utility_weight == 0.25 and player.many_games(2).params.leaves_per_game == 4
     lcb = PlayerSpec.parse(f"{tiny_model}@lcb_selection_share=0.1,leaves_per_game=1")
-    player = Player(lcb.name, 2, evaluator=evaluator, visits=lcb.visits, params=lcb.search_params())
-    assert player.driver.params.lcb_selection_share == 0.1 and player.driver.params.leaves_per_game == 1
+    player = Player(lcb.name, evaluator=evaluator, visits=lcb.visits, params=lcb.search_params())
+    assert player.many_games(2).params.lcb_selection_share == 0.1 and player.many_games(2).params.leaves_per_game == 1
     from popucom.engine.gtp import Engine
 
     engine = Engine(f"{tiny_model}@score_utility_weight=0.5", visits=20, out=io.StringIO())
@@ -376,7 +376,7 @@ def test_match_progress_advances_with_every_round_not_only_when_all_games_end(mo
         return result
 
     monkeypatch.setattr(tqdm.tqdm, "update", spy)
-    play_match(Player("greedy", 4, bot="greedy"), Player("random", 4, bot="random", seed=1), openings, progress=True)
+    play_match(Player("greedy", bot="greedy"), Player("random", bot="random", seed=1), openings, progress=True)
     assert readings[-1] == pytest.approx(4.0)
     assert len([r for r in readings if 0 < r < 1]) >= 5  # many readings before even one game's worth
     assert readings == sorted(readings)

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from popucom.arena.players import PlayerSpec
 from popucom.data import read_shard
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import PipelineConfig, pipeline_preset
+from popucom.player_spec import PlayerSpec
 from popucom.weights import newest_model, read_sidecar, seed_run, ship, shipped_models
 
 

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-import popucom.engine.gtp as gtp
+import popucom.player as player_module
 from popucom.engine.gtp import Engine, decode_line
 from popucom.infer import EvalOutput, TinyEvaluator
 
@@ -28,7 +28,7 @@ def model_engine(tmp_path, monkeypatch):
     path.write_bytes(b"")
 
     def make(evaluator=None, player: str = "", **kwargs) -> Engine:
-        monkeypatch.setattr(gtp, "load_evaluator", lambda spec, threads=1: evaluator or TinyEvaluator())
+        monkeypatch.setattr(player_module, "load_evaluator", lambda *args, **kwargs: evaluator or TinyEvaluator())
         return Engine(f"{path}{player}", **kwargs)
 
     return make
@@ -233,10 +233,10 @@ def test_a_nan_during_analysis_ends_the_stream_and_the_engine_goes_on(model_engi
 
 INTERRUPTED_ENGINE = """
 import sys
-import popucom.engine.gtp as gtp
+import popucom.player as player_module
 from popucom.cli import main
 from popucom.infer import TinyEvaluator
-gtp.load_evaluator = lambda spec, threads=1: TinyEvaluator()
+player_module.load_evaluator = lambda *args, **kwargs: TinyEvaluator()
 sys.exit(main(["engine", "--player", sys.argv[1], "--threads", "2"]))
 """
 

@@ -1,0 +1,117 @@
+"""A player ready to play: a network-free bot, or a network with its search settings and visits.
+
+The arena, the engine and the GUI all play through it. A model player searches in one of two
+ways: the arena plays many games of it at once, their leaves batched into one network call
+(`many_games`, a fresh tree for every move, so that each move gets exactly its visits); the
+engine and the GUI follow one game with a `session` (GameSearch), which keeps the tree across
+both sides' moves and can ponder or stream analysis. Player specs, the text a user types,
+are parsed in popucom/player_spec.py.
+"""
+
+from __future__ import annotations
+
+from . import _core
+from .infer.contract import Evaluator
+from .player_spec import DEFAULT_VISITS, PlayerSpec, load_evaluator
+from .search.batched import BatchedSearch
+from .search.game_search import GameSearch
+
+
+class Player:
+    def __init__(
+        self,
+        name: str,
+        *,
+        bot: str | None = None,
+        evaluator: Evaluator | None = None,
+        visits: int = DEFAULT_VISITS,
+        params: _core.SearchParams | None = None,
+        leaves_per_step: int | None = None,
+        seed: int = 0,
+    ) -> None:
+        """A bot (its spec, e.g. "uct:2000") or a model player (its evaluator, visits a move and
+        search settings: the core's play defaults if None). leaves_per_step: leaves per network
+        call of a session (GameSearch's default if None)."""
+        if (bot is None) == (evaluator is None):
+            raise ValueError(f"player {name}: give a bot spec or an evaluator, not {'both' if bot else 'neither'}")
+        self.name = name
+        self.bot = _core.Bot(bot, seed=seed) if bot is not None else None
+        self.evaluator = evaluator
+        self.visits = visits
+        self.params = params
+        self.leaves_per_step = leaves_per_step
+        self.seed = seed
+        self._games: BatchedSearch | None = None
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: PlayerSpec | str,
+        *,
+        device: str = "cpu",
+        threads: int = 1,
+        seed: int = 0,
+        evaluator: Evaluator | None = None,
+    ) -> Player:
+        """The player a spec names, its network loaded on the fastest backend here (or
+        `evaluator`, for players that share one loaded network)."""
+        spec = PlayerSpec.parse(spec) if isinstance(spec, str) else spec
+        if not spec.is_network:
+            return cls(spec.name, bot=spec.source, seed=seed)
+        return cls(
+            spec.name,
+            evaluator=evaluator if evaluator is not None else load_evaluator(spec, device, threads),
+            visits=spec.visits,
+            params=spec.search_params(),
+            leaves_per_step=spec.search.get("leaves_per_game"),
+            seed=seed,
+        )
+
+    @property
+    def is_model(self) -> bool:
+        return self.evaluator is not None
+
+    @property
+    def description(self) -> str:
+        """What plays: the evaluator's own words (file, backend, precision) or the bot's spec."""
+        if self.evaluator is None:
+            return f"bot {self.name}"
+        return getattr(self.evaluator, "describe", lambda: self.name)()
+
+    def search_params(self) -> _core.SearchParams:
+        """A copy of this player's search settings (a search may adjust its own)."""
+        params = _core.SearchParams()
+        if self.params is not None:
+            for name in _core.SearchParams.fields:
+                setattr(params, name, getattr(self.params, name))
+        return params
+
+    def bot_move(self, position: _core.Position) -> int:
+        if self.bot is None:
+            raise ValueError(f"player {self.name} is a model: search with a session or many_games")
+        return self.bot.select_move(position)
+
+    def session(self, threads: int = 1, cache_mb: float = 64.0) -> GameSearch:
+        """A search of one game that keeps its tree (the engine's, the GUI's); threads are C++
+        tree-work threads, the network keeps its own budget."""
+        if self.evaluator is None:
+            raise ValueError(f"player {self.name} is a bot: it has no search")
+        return GameSearch(
+            self.evaluator,
+            self.search_params(),
+            cache_mb=cache_mb,
+            threads=threads,
+            leaves_per_step=self.leaves_per_step,
+            seed=self.seed,
+        )
+
+    def many_games(self, num_games: int, cache_mb: float = 32.0) -> BatchedSearch:
+        """The arena's search over `num_games` games at once. One per player, kept across its
+        matches (its evaluation cache with it) and replaced by a bigger one when a match needs more."""
+        if self.evaluator is None:
+            raise ValueError(f"player {self.name} is a bot: it has no search")
+        if self._games is None or self._games.search.num_games < num_games:
+            self._games = BatchedSearch(
+                self.evaluator, num_games, self.search_params(), cache_mb=cache_mb, seed=self.seed
+            )
+        return self._games
