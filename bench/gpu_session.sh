@@ -15,8 +15,11 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/popucom-gpu}
 BUDGET_S=${BUDGET_S:-565}
 DEVICE=${DEVICE:-cuda}
-RESUME=${RESUME:-weights/popucom-small-v5.pt}
-NAME=${NAME:-popucom-small-v6}
+# Continues the newest shipped model and ships the result as the next version.
+NEWEST=$(ls weights/popucom-small-v*.pt | sort -V | tail -1)
+RESUME=${RESUME:-$NEWEST}
+NEXT=$(basename "$NEWEST" .pt | sed 's/.*-v//')
+NAME=${NAME:-popucom-small-v$((NEXT + 1))}
 RUN=${RUN:-/tmp/popucom-gpu-run}
 CORES=$(nproc)
 SEARCH_THREADS=${SEARCH_THREADS:-$((CORES > 4 ? CORES - 2 : 1))}
@@ -29,7 +32,7 @@ exec > >(tee "$OUT/session.log") 2>&1
 export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$CORES
 say() { echo "[$((SECONDS - START)) s] $*"; }
 left() { echo $((BUDGET_S - (SECONDS - START))); }
-# faulthandler: a crash in native code prints the Python stack (the first GPU session met one).
+# faulthandler: a crash in native code prints the Python stack.
 POPUCOM=("$PY" -X faulthandler -c "import sys; from popucom.cli import main; sys.exit(main())")
 
 say "machine: $CORES cores; $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1)"
