@@ -8,7 +8,7 @@ import enum
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['BOARD_SIZE', 'BUILD_INFO', 'Bot', 'CPU_ISA_ENV', 'CPU_LEVELS', 'Color', 'EndReason', 'EvalCache', 'FEATURE_PLANES', 'FEATURE_PLANE_NAMES', 'FEATURE_VERSION', 'Game', 'KOMI_SCALE', 'MATCH_LENGTH', 'MAX_DEPTH_SOURCES', 'MAX_GAME_PLIES', 'MHC_MAX_STREAMS', 'MOVES_PER_PLAYER', 'MultiSearch', 'NUM_FEATURE_PLANES', 'NUM_SQUARES', 'NUM_SYMMETRIES', 'NativeNet', 'PACKED_WORDS', 'POPE_HEAD_DIMS', 'Position', 'Result', 'SearchParams', 'bench_serial_search', 'cpu_level', 'depth_mix_normalized', 'depth_score', 'detected_cpu_level', 'encode_batch', 'encode_position', 'format_record', 'inverse_symmetry', 'mhc_read', 'mhc_write', 'native_net_supported', 'parse_record', 'parse_square', 'pope_attention', 'pope_attention_bf16_dots_apply', 'random_playouts', 'solve', 'solve_counted', 'square_to_text', 'transform_square']
+__all__: list[str] = ['BOARD_SIZE', 'BUILD_INFO', 'Bot', 'CPU_ISA_ENV', 'CPU_LEVELS', 'Color', 'EndReason', 'EvalCache', 'FEATURE_PLANES', 'FEATURE_PLANE_NAMES', 'FEATURE_VERSION', 'Game', 'KOMI_SCALE', 'MATCH_LENGTH', 'MAX_DEPTH_SOURCES', 'MAX_GAME_PLIES', 'MHC_MAX_STREAMS', 'MOVES_PER_PLAYER', 'MultiSearch', 'NUM_FEATURE_PLANES', 'NUM_SQUARES', 'NUM_SYMMETRIES', 'NativeNet', 'PACKED_WORDS', 'POPE_HEAD_DIMS', 'Position', 'Result', 'SearchParams', 'bench_serial_search', 'cpu_level', 'depth_mix_normalized', 'depth_score', 'detected_cpu_level', 'encode_batch', 'encode_position', 'format_record', 'inverse_symmetry', 'mhc_read', 'mhc_write', 'native_net_supported', 'parse_record', 'parse_square', 'pope_attention', 'pope_attention_bf16_dots_apply', 'random_playouts', 'solve', 'solve_counted', 'solve_moves', 'square_to_text', 'transform_square']
 class Color(enum.IntEnum):
     BLACK: typing.ClassVar[Color]
     WHITE: typing.ClassVar[Color]
@@ -666,6 +666,10 @@ def solve(position: Position, max_plies: typing.SupportsInt | typing.SupportsInd
 def solve_counted(position: Position, max_plies: typing.SupportsInt | typing.SupportsIndex = 6) -> tuple[int, int]:
     """
     solve(), with the positions it visited: (value, nodes). For measuring the solver.
+    """
+def solve_moves(position: Position, max_plies: typing.SupportsInt | typing.SupportsIndex = 6) -> tuple[int, dict, int]:
+    """
+    Exact values for the side to move of the position and of each legal move, one solver's table shared: (value, {move: value}, nodes). Refuses deep positions like solve().
     """
 def square_to_text(square: typing.SupportsInt | typing.SupportsIndex) -> str:
     """

@@ -333,6 +333,21 @@ void bind_solver_and_benchmark(py::module_& m) {
       py::arg("position"), py::arg("max_plies") = 6,
       "solve(), with the positions it visited: (value, nodes). For measuring the solver.");
   m.def(
+      "solve_moves",
+      [](const Position& p, int max_plies) {
+        MoveValues values;
+        {
+          py::gil_scoped_release release;
+          values = solve_moves(p, max_plies);
+        }
+        py::dict moves;
+        for (const auto& [move, value] : values.moves) moves[py::int_(move)] = value;
+        return py::make_tuple(values.value, moves, values.nodes);
+      },
+      py::arg("position"), py::arg("max_plies") = 6,
+      "Exact values for the side to move of the position and of each legal move, one solver's table shared: "
+      "(value, {move: value}, nodes). Refuses deep positions like solve().");
+  m.def(
       "bench_serial_search",
       [](int visits, uint64_t seed) {
         SerialBenchResult result;

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "../game/geometry.h"
+
 namespace popucom {
 
 namespace {
@@ -26,6 +28,66 @@ int clamp_margin(int64_t margin) {
   return static_cast<int>(std::clamp<int64_t>(margin, -(RESULT_STEP - 1), RESULT_STEP - 1));
 }
 
+// has_next[axis]: the squares whose next square along the axis (towards
+// higher indices) is on the board; has_previous: those with a previous one.
+struct LineMasks {
+  Bitboard has_next[geometry::NUM_AXES];
+  Bitboard has_previous[geometry::NUM_AXES];
+};
+constexpr LineMasks make_line_masks() {
+  LineMasks m{};
+  for (int sq = 0; sq < NUM_SQUARES; ++sq)
+    for (int axis = 0; axis < geometry::NUM_AXES; ++axis) {
+      if (geometry::TABLES.ray_length[sq][axis] > 0) m.has_next[axis].set(sq);
+      if (geometry::TABLES.ray_length[sq][axis + geometry::NUM_AXES] > 0) m.has_previous[axis].set(sq);
+    }
+  return m;
+}
+constexpr LineMasks LINES = make_line_masks();
+
+// The squares one step before / after a square of b along the axis.
+Bitboard one_before(Bitboard b, int axis) {
+  return b.shifted_down(geometry::AXIS_STEP[axis]) & LINES.has_next[axis];
+}
+Bitboard one_after(Bitboard b, int axis) {
+  const int n = geometry::AXIS_STEP[axis];
+  return Bitboard(b.lo << n, (b.hi << n) | (b.lo >> (64 - n))) & LINES.has_previous[axis];
+}
+
+// The squares where a stone would complete a line of three of `own` along
+// the axis (legal or not): all of them at once, without playing any.
+Bitboard completing(Bitboard own, int axis) {
+  const Bitboard next = one_before(own, axis), previous = one_after(own, axis);
+  return (next & previous) | (next & one_before(next, axis)) | (previous & one_after(previous, axis));
+}
+Bitboard completing(Bitboard own) {
+  return completing(own, 0) | completing(own, 1) | completing(own, 2) | completing(own, 3);
+}
+
+// The moves of a position two plies from the end (the mover's last move, then
+// the opponent's) whose values can differ. A quiet move (one that completes
+// no line) changes no floor; if it lies on none of the lines the opponent's
+// completing moves would paint, nor on one of those moves, it leaves every
+// reply of theirs exactly as it was: all such moves have one outcome, and one
+// of them stands for the rest. (With fewer than two of the opponent's quiet
+// replies, taking one away can matter: then every move is kept.)
+Bitboard distinct_moves_two_plies_left(const Position& p) {
+  const Color me = p.to_move(), them = opponent(me);
+  const Bitboard legal = p.legal_moves();
+  const Bitboard their_legal = ~(p.stones(BLACK) | p.stones(WHITE) | p.floors(me));
+  Bitboard their_matches, reach;
+  for (int axis = 0; axis < geometry::NUM_AXES; ++axis) {
+    const Bitboard along = their_legal & completing(p.stones(them), axis);
+    their_matches |= along;
+    along.for_each([&](int w) {
+      reach |= geometry::TABLES.ray_mask[w][axis] | geometry::TABLES.ray_mask[w][axis + geometry::NUM_AXES];
+    });
+  }
+  const Bitboard idle = legal & ~completing(p.stones(me)) & ~reach & ~their_matches;
+  if (idle.count() < 2 || (their_legal & ~their_matches).count() < 2) return legal;
+  return (legal & ~idle) | Bitboard::square(idle.lowest());
+}
+
 }  // namespace
 
 int plies_left(const Position& p) { return p.moves_left(BLACK) + p.moves_left(WHITE); }
@@ -40,14 +102,20 @@ const Solver::Slot* Solver::find(uint64_t key) const {
   return nullptr;
 }
 
-void Solver::store(uint64_t key, int value, Bound bound) {
+void Solver::store(uint64_t key, int value, Bound bound, int move, int plies) {
   if (2 * (used_ + 1) > slots_.size() && slots_.size() < max_slots_) grow();
   const size_t mask = slots_.size() - 1;
-  size_t i = key & mask;
-  for (int probe = 0; probe < MAX_PROBES && slots_[i].used && slots_[i].key != key; ++probe) i = (i + 1) & mask;
-  if (slots_[i].used && slots_[i].key != key) i = key & mask;  // a full run: replace its first entry
-  used_ += !slots_[i].used;
-  slots_[i] = Slot{key, static_cast<int16_t>(value), bound, true};
+  size_t i = key & mask, target = i;
+  for (int probe = 0; probe < MAX_PROBES; ++probe, i = (i + 1) & mask) {
+    if (!slots_[i].used || slots_[i].key == key) {
+      target = i;
+      break;
+    }
+    if (slots_[i].plies < slots_[target].plies) target = i;  // a full run: replace its shallowest entry
+  }
+  used_ += !slots_[target].used;
+  slots_[target] =
+      Slot{key, static_cast<int16_t>(value), bound, static_cast<int8_t>(move), static_cast<int8_t>(plies), true};
 }
 
 void Solver::grow() {
@@ -55,17 +123,21 @@ void Solver::grow() {
   slots_.assign(old.empty() ? MIN_SLOTS : 2 * old.size(), Slot());
   used_ = 0;
   for (const Slot& slot : old)
-    if (slot.used) store(slot.key, slot.value, slot.bound);
+    if (slot.used) store(slot.key, slot.value, slot.bound, slot.move, slot.plies);
 }
 
 int Solver::last_move_value(const Position& p) {
   // The game ends by the move limit after this move, so its result only grows
   // with the floor lead the move leaves: the best lead decides, no search needed.
+  // Only a move that completes a line changes a floor: a quiet one keeps the
+  // lead as it is, so only the completing moves are played.
   const int sign = p.to_move() == BLACK ? 1 : -1;
-  int best_lead = INT32_MIN;
-  for (Bitboard legal = p.legal_moves(); legal.any();) {
+  const Bitboard legal = p.legal_moves();
+  const Bitboard matches = legal & completing(p.stones(p.to_move()));
+  int best_lead = matches == legal ? INT32_MIN : sign * p.score();
+  for (Bitboard m = matches; m.any();) {
     Position next = p;
-    next.play_unchecked(legal.pop_lowest());
+    next.play_unchecked(m.pop_lowest());
     ++nodes_;
     best_lead = std::max(best_lead, sign * next.score());
   }
@@ -73,8 +145,58 @@ int Solver::last_move_value(const Position& p) {
   return outcome_key(value_of_key(margin), margin);
 }
 
+void Solver::rank_moves(const Position& p, int hint, Children* children) {
+  const Color me = p.to_move();
+  const int sign = me == BLACK ? 1 : -1;
+  const Bitboard legal = plies_left(p) == 2 ? distinct_moves_two_plies_left(p) : p.legal_moves();
+  const Bitboard matches = legal & completing(p.stones(me));
+  const int lead = sign * p.score();
+  int count = 0;
+  for (Bitboard left = legal; left.any(); ++count) {
+    const int move = left.pop_lowest();
+    int after = lead;
+    children->made[count] = matches.test(move);
+    if (children->made[count]) {
+      Position& child = children->position[count];
+      child = p;
+      child.play_unchecked(move);
+      ++nodes_;
+      after = sign * child.score();
+    }
+    // Fields from the top: the table's move, the lead (0..162), the history
+    // count (below 2^23), the move.
+    children->rank[count] = uint64_t{move == hint} << 63 | static_cast<uint64_t>(after + NUM_SQUARES) << 40 |
+                            uint64_t{history_[me][move]} << 8 | static_cast<uint64_t>(move);
+  }
+  children->count = count;
+}
+
+const Position& Solver::next_child(const Position& p, int k, Children* children, int* move) {
+  // Selection, not a sort: a cutoff usually comes after one or two children.
+  int best = k;
+  for (int i = k + 1; i < children->count; ++i)
+    if (children->rank[i] > children->rank[best]) best = i;
+  if (best != k) {
+    std::swap(children->rank[k], children->rank[best]);
+    if (children->made[k] || children->made[best]) std::swap(children->position[k], children->position[best]);
+    std::swap(children->made[k], children->made[best]);
+  }
+  *move = static_cast<int>(children->rank[k] & 0xFF);
+  if (!children->made[k]) {
+    children->position[k] = p;
+    children->position[k].play_unchecked(*move);
+    ++nodes_;
+  }
+  return children->position[k];
+}
+
+Solver::Children& Solver::frame(int plies) {
+  if (static_cast<int>(frames_.size()) <= plies) frames_.resize(plies + 1);
+  return frames_[plies];
+}
+
 int Solver::negamax(const Position& p, int alpha, int beta) {
-  if (++nodes_ > max_nodes_) return OUT_OF_BUDGET;
+  if (nodes_ > max_nodes_) return OUT_OF_BUDGET;
   if (p.is_terminal()) {
     const Result r = p.result();
     if (r == Result::DRAW) return 0;
@@ -82,38 +204,39 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
     return outcome_key((r == Result::BLACK_WIN) == (sign == 1) ? 1 : -1,
                        clamp_margin(static_cast<int64_t>(sign * p.final_margin())));
   }
-  if (plies_left(p) == 1) return last_move_value(p);
+  const int plies = plies_left(p);
+  if (plies == 1) return last_move_value(p);
   const int alpha_in = alpha;
+  int hint = NO_MOVE;
   if (const Slot* hit = find(p.hash())) {
     if (hit->bound == Bound::EXACT) return hit->value;
     if (hit->bound == Bound::LOWER) alpha = std::max(alpha, static_cast<int>(hit->value));
     if (hit->bound == Bound::UPPER) beta = std::min(beta, static_cast<int>(hit->value));
     if (alpha >= beta) return hit->value;
+    hint = hit->move;
   }
-  // Moves that leave the mover furthest ahead on floors first: the game is
-  // decided by the floor count, so they are the likeliest to cut the search.
-  std::array<Position, NUM_SQUARES> children;
-  std::array<int, NUM_SQUARES> lead, order;
-  int count = 0;
-  const int sign = p.to_move() == BLACK ? 1 : -1;
-  for (Bitboard legal = p.legal_moves(); legal.any(); ++count) {
-    children[count] = p;
-    children[count].play_unchecked(legal.pop_lowest());
-    lead[count] = sign * children[count].score();
-    order[count] = count;
-  }
-  std::stable_sort(order.begin(), order.begin() + count, [&](int a, int b) { return lead[a] > lead[b]; });
-  int best = WORST_KEY;
-  for (int k = 0; k < count; ++k) {
-    const int value = negamax(children[order[k]], -beta, -alpha);
+  Children& children = frame(plies);
+  rank_moves(p, hint, &children);
+  int best = WORST_KEY, best_move = NO_MOVE;
+  for (int k = 0; k < children.count; ++k) {
+    int move = NO_MOVE;
+    const int value = negamax(next_child(p, k, &children, &move), -beta, -alpha);
     if (value == OUT_OF_BUDGET) return OUT_OF_BUDGET;
-    best = std::max(best, -value);
+    if (-value > best) {
+      best = -value;
+      best_move = move;
+    }
     alpha = std::max(alpha, best);
-    if (alpha >= beta) break;
+    if (alpha >= beta) {
+      uint32_t& h = history_[p.to_move()][best_move];
+      h = std::min<uint32_t>(h + static_cast<uint32_t>(plies * plies), UINT32_MAX >> 9);
+      break;
+    }
   }
   // Positions a ply from the end never get here (last_move_value), so the
   // table holds only positions that cost a search to redo.
-  store(p.hash(), best, best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT);
+  store(p.hash(), best, best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT, best_move,
+        plies);
   return best;
 }
 
@@ -121,6 +244,7 @@ bool Solver::solve(const Position& p, int* value) {
   // Two null-window probes, "is it a win?" and then "is it at least a draw?",
   // visit fewer positions than one search with the full window (7% fewer at
   // six plies left in arena games): a probe needs one refutation per node.
+  ++nodes_;  // the root
   const int win = negamax(p, 0, 1);
   if (win == OUT_OF_BUDGET) return false;
   if (win >= 1) {
@@ -134,6 +258,7 @@ bool Solver::solve(const Position& p, int* value) {
 }
 
 bool Solver::solve_outcome(const Position& p, ExactOutcome* outcome) {
+  ++nodes_;  // the root
   const int key = negamax(p, WORST_KEY, -WORST_KEY);
   if (key == OUT_OF_BUDGET) return false;
   outcome->value = value_of_key(key);
@@ -141,11 +266,19 @@ bool Solver::solve_outcome(const Position& p, ExactOutcome* outcome) {
   return true;
 }
 
-SolveCount solve_counted(const Position& p, int max_plies) {
+namespace {
+
+void check_plies(const Position& p, int max_plies) {
   const int remaining = plies_left(p);
   if (remaining > max_plies)
     throw std::invalid_argument("solve: " + std::to_string(remaining) +
                                 " moves remain, more than max_plies = " + std::to_string(max_plies));
+}
+
+}  // namespace
+
+SolveCount solve_counted(const Position& p, int max_plies) {
+  check_plies(p, max_plies);
   Solver solver;
   SolveCount count;
   solver.solve(p, &count.value);
@@ -154,5 +287,23 @@ SolveCount solve_counted(const Position& p, int max_plies) {
 }
 
 int solve(const Position& p, int max_plies) { return solve_counted(p, max_plies).value; }
+
+MoveValues solve_moves(const Position& p, int max_plies) {
+  check_plies(p, max_plies);
+  Solver solver;
+  MoveValues out;
+  solver.solve(p, &out.value);
+  if (!p.is_terminal())
+    for (Bitboard legal = p.legal_moves(); legal.any();) {
+      const int move = legal.pop_lowest();
+      Position next = p;
+      next.play_unchecked(move);
+      int value = 0;
+      solver.solve(next, &value);
+      out.moves.emplace_back(move, -value);
+    }
+  out.nodes = solver.nodes();
+  return out;
+}
 
 }  // namespace popucom

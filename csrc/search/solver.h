@@ -5,8 +5,11 @@
 #define POPUCOM_SEARCH_SOLVER_H_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <utility>
 #include <vector>
 
 #include "../game/position.h"
@@ -26,7 +29,12 @@ struct ExactOutcome {
 // transposition table (the last plies reach the same position by many move
 // orders), within a budget of positions visited that all its solves share.
 // The table is kept across solves, so a root and then its children cost
-// little more than the root. Not thread-safe.
+// little more than the root. Two shortcuts keep the exact result while
+// visiting far fewer positions: on the last ply only the moves that complete
+// a line of three change the floors, so only they are played; two plies from
+// the end, the quiet moves off every line the opponent's last move could paint
+// all leave that reply the same, so one of them stands for them all. Not
+// thread-safe.
 class Solver {
  public:
   explicit Solver(uint64_t max_nodes = UINT64_MAX, size_t max_slots = MAX_SLOTS)
@@ -37,7 +45,9 @@ class Solver {
   // The value and, among the results that keep it, the best margin (a
   // full-window search: dearer than solve()). False past the budget.
   bool solve_outcome(const Position& p, ExactOutcome* outcome);
-  // Positions visited so far, the last ply's included.
+  // Positions visited so far: each solve's root and every position made by a
+  // move the solver plays, the last ply's included. Its work, as its budget
+  // counts it.
   uint64_t nodes() const { return nodes_; }
   // The solves from now on may visit `nodes` more positions in all.
   void set_budget_from_now(uint64_t nodes) { max_nodes_ = nodes_ + nodes; }
@@ -50,27 +60,51 @@ class Solver {
   // An open-addressing table keyed by Zobrist hash, its entries in one array
   // (a node-based map allocates each one). It doubles when half full, up to
   // MAX_SLOTS; a new entry that finds its probe run full overwrites the run's
-  // first entry, which costs only a re-search.
+  // entry with the fewest plies left, the cheapest to search again.
   struct Slot {
     uint64_t key = 0;
     int16_t value = 0;  // an outcome key (solver.cpp)
     Bound bound = Bound::EXACT;
+    int8_t move = NO_MOVE;  // the move that gave the value: searched first next time
+    int8_t plies = 0;       // plies left in the position
     bool used = false;
   };
   static constexpr int MAX_PROBES = 8;
+  static constexpr int8_t NO_MOVE = -1;
   const Slot* find(uint64_t key) const;
-  void store(uint64_t key, int value, Bound bound);
+  void store(uint64_t key, int value, Bound bound, int move, int plies);
   void grow();
 
   int negamax(const Position& p, int alpha, int beta);
   // The exact outcome key of a position with one ply left (the mover's last move).
   int last_move_value(const Position& p);
+  // A node's moves (one per distinct outcome) in the order to search them:
+  // the table's move, then the mover's floor lead after the move, then the
+  // moves that cut off most elsewhere. A quiet move keeps the lead as it is,
+  // so only the completing moves' children are made to rank them; the rest
+  // are made when searched, which a cutoff often spares.
+  struct Children {
+    std::array<Position, NUM_SQUARES> position;
+    std::array<uint64_t, NUM_SQUARES> rank;  // the move in the low byte
+    std::array<bool, NUM_SQUARES> made;
+    int count = 0;
+  };
+  void rank_moves(const Position& p, int hint, Children* children);
+  // The k-th child to search, the (k-1) before it searched already.
+  const Position& next_child(const Position& p, int k, Children* children, int* move);
+  // One Children per plies left, made once (a node's own would construct 81
+  // positions, hashing each, at every node); a deque, so a parent's stays put
+  // while a deeper solve adds more.
+  Children& frame(int plies);
 
   uint64_t max_nodes_;
   size_t max_slots_;
   uint64_t nodes_ = 0;
   std::vector<Slot> slots_;
   size_t used_ = 0;
+  std::deque<Children> frames_;
+  // How often each move cut off, per colour, weighted by the plies it saved.
+  std::array<std::array<uint32_t, NUM_SQUARES>, 2> history_{};
 };
 
 // Exact game value for the side to move (+1 win, 0 draw, -1 loss); throws
@@ -84,6 +118,16 @@ struct SolveCount {
   uint64_t nodes = 0;
 };
 SolveCount solve_counted(const Position& p, int max_plies);
+
+// The exact value of a position and of each of its legal moves (for the side
+// to move: minus its child's), by one solver, so the children reuse the
+// root's table; throws like solve(). What an audit of the moves played needs.
+struct MoveValues {
+  int value = 0;
+  std::vector<std::pair<int, int>> moves;  // (square, value) in square order; none if the game is over
+  uint64_t nodes = 0;
+};
+MoveValues solve_moves(const Position& p, int max_plies);
 
 }  // namespace popucom
 
