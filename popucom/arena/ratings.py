@@ -147,3 +147,18 @@ def mean_and_se(values: list[float]) -> tuple[float, float | None]:
     if n < 2:
         return mean, None
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial share (95% at z = 1.96): unlike the normal
+    approximation it stays inside [0, 1] and is not empty at 0 or `trials` successes, where
+    shares near the edge, a few blunders in many positions, sit. (0, 1) for no trials."""
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must be from 0 to trials ({trials}), got {successes}")
+    if trials == 0:
+        return 0.0, 1.0
+    share = successes / trials
+    centre = share + z * z / (2 * trials)
+    spread = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
+    scale = 1 + z * z / trials
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)

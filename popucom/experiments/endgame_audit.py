@@ -1,0 +1,150 @@
+"""How often a player throws the exact result away near the end of its games: ONE JSON line.
+
+    python -m popucom.experiments.endgame_audit GAMES.jsonl [--player NAME] --plies 7 8 9 10
+    python -m popucom.experiments.endgame_audit GAMES.jsonl --play A B --games G [--openings-plies 4]
+                                                [--threads 1] [--seed 0] [--player NAME] --plies 7 8
+
+For each N of --plies: the positions of the games (the arena's games.jsonl records) with exactly
+N plies left and PLAYER to move (every player's, without --player). A position is *critical*
+when its legal moves differ in exact win/draw/loss value; in it, a move whose exact value is
+below the best one throws a result away (a win to a draw or a loss, a draw to a loss). Reported
+per N: positions, critical ones, how many of those lost value, that share and its 95% Wilson
+interval, and the solver's positions visited and CPU seconds. Every position is solved exactly
+(_core.solve_moves: the position and each move, one table), so the figures are deterministic.
+
+With --play, A and B (arena player specs: best, model.pt@visits=N, uct:N, ...) first play G
+games (G/2 random openings of --openings-plies plies, each with both colours), appended to
+GAMES.jsonl, which is then audited. The arena writes the same games:
+
+    popucom arena A B --openings G/2 --opening-plies 4 --threads 1 --games-out GAMES.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from popucom import _core
+from popucom.arena.match import GameRecord, append_records, make_openings, play_match, read_records
+from popucom.arena.ratings import wilson_interval
+from popucom.benchmarks import machine_info
+
+MAX_PLIES = 12  # the solver's cost grows ~5x a ply: 10 plies take about a second per move
+
+
+@dataclass(frozen=True)
+class AuditedMove:
+    """One position with its exact values: the best, and the move played's."""
+
+    best: int
+    played: int
+    critical: bool  # some legal move's value differs from another's
+
+
+def audited_positions(record: GameRecord, plies: int, player: str | None) -> list[tuple[_core.Position, int]]:
+    """The positions of a game with exactly `plies` plies left and `player` (any, if None) to
+    move, each with the move played there. A game that ended early (a player without a legal
+    move) may have none."""
+    moves = _core.parse_record(record.moves)
+    positions = _core.Game.from_record(record.moves, komi=record.komi).positions()
+    found = []
+    for position, move in zip(positions, moves):
+        if sum(position.moves_left) != plies or position.is_over:
+            continue
+        mover = record.black if position.to_move == _core.Color.BLACK else record.white
+        if player is None or mover == player:
+            found.append((position, move))
+    return found
+
+
+def audit_move(position: _core.Position, move: int, plies: int) -> tuple[AuditedMove, int]:
+    """The exact values at `position` and of `move`, with the solver's positions visited."""
+    best, values, nodes = _core.solve_moves(position, plies)
+    return AuditedMove(best=best, played=values[move], critical=len(set(values.values())) > 1), nodes
+
+
+def audit(records: list[GameRecord], plies: int, player: str | None) -> dict:
+    """The audit at one horizon (see the module docstring)."""
+    positions = critical = lost = nodes = 0
+    start = time.process_time()
+    for record in records:
+        for position, move in audited_positions(record, plies, player):
+            result, visited = audit_move(position, move, plies)
+            positions += 1
+            nodes += visited
+            critical += result.critical
+            lost += result.played < result.best
+    low, high = wilson_interval(lost, critical)
+    return {
+        "plies": plies,
+        "positions": positions,
+        "critical": critical,
+        "lost": lost,
+        "share": round(lost / critical, 4) if critical else None,
+        "interval": [round(low, 4), round(high, 4)],
+        "nodes": nodes,
+        "cpu_seconds": round(time.process_time() - start, 2),
+    }
+
+
+def play_games(a: str, b: str, games: int, opening_plies: int, threads: int, seed: int, out: Path) -> int:
+    """Plays a against b from games/2 random openings (each with both colours), appending the
+    records to `out`; returns how many."""
+    from popucom.player import Player
+    from popucom.player_spec import PlayerSpec, load_evaluator
+
+    if games < 2 or games % 2:
+        raise ValueError(f"--games must be even and at least 2 (each opening is played with both colours), got {games}")
+    specs = [PlayerSpec.parse(a), PlayerSpec.parse(b)]
+    if specs[0].name == specs[1].name:
+        raise ValueError(f"the two players need different names, both are {specs[0].name}")
+    openings = make_openings(games // 2, opening_plies, seed)
+    players = [
+        Player.from_spec(s, seed=i, evaluator=load_evaluator(s, "cpu", threads) if s.is_network else None)
+        for i, s in enumerate(specs)
+    ]
+    records = play_match(players[0], players[1], openings, progress=True, desc=f"{specs[0].name} vs {specs[1].name}")
+    append_records(out, records)
+    return len(records)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("games", type=Path, help="game records (the arena's games.jsonl)")
+    parser.add_argument("--player", help="audit this player's moves only (default: every move)")
+    parser.add_argument("--plies", type=int, nargs="+", default=[7, 8], help=f"plies left, each 1-{MAX_PLIES}")
+    parser.add_argument("--play", nargs=2, metavar=("A", "B"), help="first play A against B into GAMES")
+    parser.add_argument("--games", type=int, default=100, dest="count", help="games to play with --play")
+    parser.add_argument("--openings-plies", type=int, default=4, help="random plies before each game (--play)")
+    parser.add_argument("--threads", type=int, default=1, help="network threads (--play)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the openings (--play)")
+    args = parser.parse_args(argv)
+    if not all(1 <= n <= MAX_PLIES for n in args.plies):
+        raise SystemExit(f"endgame_audit: --plies must be 1-{MAX_PLIES}")
+    started = time.perf_counter()
+    try:
+        if args.play:
+            play_games(*args.play, args.count, args.openings_plies, args.threads, args.seed, args.games)
+        records = read_records(args.games)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"endgame_audit: {e}") from None
+    if args.player is not None:
+        records = [r for r in records if args.player in (r.black, r.white)]
+        if not records:
+            raise SystemExit(f"endgame_audit: no game of {args.player} in {args.games}")
+    line = {
+        "benchmark": "endgame_audit",
+        "games_file": str(args.games),
+        "player": args.player,
+        "games": len(records),
+        "horizons": [audit(records, n, args.player) for n in args.plies],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    print(json.dumps(line | {"machine": machine_info()}))
+
+
+if __name__ == "__main__":
+    main()
