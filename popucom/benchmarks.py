@@ -267,3 +267,28 @@ def solve_all(positions: list[_core.Position], plies: int) -> dict:
         "slowest_s": round(max(seconds), 3),
         "nodes_per_cpu_second": round(sum(nodes) / total) if total > 0 else None,
     }
+
+
+def solve_each(positions: list[_core.Position], plies: int) -> dict:
+    """solve_all's figures with the positions visited per position, the median and the most:
+    the figures that two builds, or two loads on a shared machine, give alike."""
+    values, nodes, seconds = [], [], []
+    for position in positions:
+        start = time.process_time()
+        value, visited = _core.solve_counted(position, plies)
+        seconds.append(time.process_time() - start)
+        values.append(value)
+        nodes.append(visited)
+    total = sum(seconds)
+    return {
+        "plies": plies,
+        "positions": len(positions),
+        "values": "".join("-0+"[v + 1] for v in values),
+        "nodes": sum(nodes),
+        "median_nodes": round(statistics.median(nodes)) if nodes else None,
+        "most_nodes": max(nodes, default=None),
+        "cpu_seconds": round(total, 3),
+        "median_ms": round(1000 * statistics.median(seconds), 2) if seconds else None,
+        "slowest_s": round(max(seconds), 3) if seconds else None,
+        "nodes_per_cpu_second": round(sum(nodes) / total) if total > 0 else None,
+    }

@@ -49,6 +49,7 @@ def test_bench_prints_one_json_line_with_values_and_rates() -> None:
     for horizon in result["horizons"]:
         assert horizon["positions"] == len(horizon["values"]) == 3
         assert set(horizon["values"]) <= set("+0-") and horizon["nodes"] > 0
+        assert horizon["median_nodes"] <= horizon["most_nodes"] <= horizon["nodes"]
 
 
 def test_bench_takes_a_games_file_filtered_by_player(tmp_path: Path) -> None:
