@@ -5,19 +5,19 @@ The rules, the feature encoder and the search live in the compiled core
 """
 
 from .cpu_load import default_openmp_wait
+from .torch_first import torch_must_load_first
 
 # Before torch: its OpenMP runtime reads the wait policy once, when torch loads it. Where another
 # process keeps a core busy, idle OpenMP threads sleep instead of spinning (popucom.cpu_load).
 default_openmp_wait()
 
-# torch is loaded before the compiled core. On a GPU machine (torch 2.11.0+cu130, Python 3.12,
-# the core built there by gcc 13.3) `import torch` after the core killed the process with a
-# segmentation fault inside torch's own import, and the reverse order worked; this machine
-# (torch 2.13 CPU, gcc 12) does not show it. Every command that runs a network needs torch anyway.
-try:
-    import torch  # noqa: F401
-except ImportError:  # the rules, the bots and the search work without it
-    pass
+# A GPU build of torch is loaded before the compiled core: loaded after it, it crashed
+# (popucom.torch_first). A CPU build loads with the first module that needs it.
+if torch_must_load_first():
+    try:
+        import torch  # noqa: F401
+    except ImportError:  # the rules, the bots and the search work without it
+        pass
 
 from ._core import (  # noqa: E402
     BOARD_SIZE,

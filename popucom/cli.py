@@ -73,8 +73,8 @@ def configure_logging(debug: bool) -> None:
 
 class PresetNames:
     """The names of a preset table, read on first use: argparse checks a given --preset against
-    them and --help lists them, while building the parser imports nothing heavy (the tables
-    live beside torch-importing modules)."""
+    them and --help lists them, while building the parser imports nothing (the tables' modules
+    load the compiled core and check every preset)."""
 
     def __init__(self, module: str, table: str) -> None:
         self.module, self.table = module, table
@@ -91,7 +91,7 @@ class PresetNames:
 
 PIPELINE_PRESETS = PresetNames("popucom.pipeline.config", "PIPELINE_PRESETS")
 MODEL_PRESETS = PresetNames("popucom.nn.config", "PRESETS")
-BACKENDS = PresetNames("popucom.infer.factory", "BACKENDS")
+BACKENDS = PresetNames("popucom.infer.backends", "BACKENDS")
 
 
 def describe_error(error: BaseException) -> str:

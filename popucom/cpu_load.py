@@ -1,7 +1,7 @@
 """Other processes' load on this machine's cores, and the OpenMP wait policy chosen from it
 before torch loads.
 
-`popucom/__init__.py` calls `default_openmp_wait` before it imports torch: libgomp (torch's
+`popucom/__init__.py` calls `default_openmp_wait` first, before torch can load: libgomp (torch's
 OpenMP runtime) reads its wait policy once, when it loads. Its default spins at every barrier,
 which is fastest on an idle machine and collapses beside a busy process (popucom.infer.threads
 has the figures), so where no policy was set and another process keeps a core busy as popucom

@@ -32,14 +32,12 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from .backends import BACKENDS, CHECKPOINT_BACKENDS, EXPORTED_BACKENDS
 from .choice import Choice, Machine, choose_backend, exported_beside
 from .contract import Evaluator
 
 logger = logging.getLogger(__name__)
 
-BACKENDS = ("auto", "native", "openvino", "onnx", "torch", "trt")
-EXPORTED_BACKENDS = ("onnx", "openvino", "trt")  # the backends that run an exported model
-CHECKPOINT_BACKENDS = ("native", "torch")  # the backends that run a training checkpoint
 # The largest output difference between an exported model and the checkpoint beside it that
 # still counts as the same network: the runtimes agree to ~3e-5 on the shipped model, another
 # iteration's weights differ by far more.

@@ -1,19 +1,29 @@
 """Pipeline configuration and its presets. The resolved config is written to
-the run directory on the first start and read back on every resume."""
+the run directory on the first start and read back on every resume.
+
+The presets are data, one JSON file each in presets/ (read_presets). This module and the
+sections' (selfplay/config.py, train/config.py, arena/ladder_config.py, nn/config.py) import
+the compiled core and the standard library alone, so reading a run's config loads neither
+numpy nor torch nor a runtime."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..arena.ladder import LadderConfig
+from ..arena.ladder_config import LadderConfig
 from ..fileio import write_text_atomic
 from ..nn.config import ModelConfig, preset
-from ..selfplay.worker import SelfPlayConfig
-from ..train.trainer import TrainConfig
+from ..selfplay.config import SelfPlayConfig
+from ..train.config import TrainConfig
 from .config_check import ConfigError, check_settings
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 
 @dataclass(frozen=True)
@@ -123,94 +133,58 @@ class PipelineConfig:
             raise ValueError(f"run config {path} is unreadable or from another version: {e}") from e
 
 
-PIPELINE_PRESETS: dict[str, PipelineConfig] = {
-    # A 2-core CPU box: the first iteration (self-play, training, export,
-    # evaluation) in about ten minutes.
-    "cpu": PipelineConfig(
-        preset="cpu",
-        model=preset("small"),
-        selfplay=SelfPlayConfig(
-            concurrent_games=100, full_visits=48, fast_visits=12, full_search_prob=0.25, games_per_chunk=50
-        ),
-        train=TrainConfig(
-            batch_size=128, lr=2e-3, warmup_steps=100, total_steps=30_000, window_samples=150_000, compile=True
-        ),
-        # Each self-play row is sampled ~5 times (was ~13), and the window starts at 20k rows and
-        # grows with the run, so the random network's games leave it within the first hour.
-        games_per_iteration=200,
-        replay_ratio=5.0,
-        min_steps_per_iteration=40,
-        window_min_samples=20_000,
-        steps_per_iteration=250,
-        min_samples_to_train=500,
-        # 16 games a model cost ~9% of an iteration here, to tell apart models one iteration
-        # apart, which they cannot: every 5th model, against the one 5 iterations older.
-        evaluation=EvalConfig(openings=4, visits=24, every=5),
-        backend="auto",
-        # A ladder point (64 games against each of four bots at 100 visits) costs 10-20 minutes
-        # here: hourly keeps it near a fifth of the run (the v2 run's choice).
-        ladder=LadderConfig(visits=100, games=64, every_minutes=60.0, threads=2),
-        # ~9 minutes of uct:1000 games and supervised training give a model that beat
-        # uct:2000 17-1-2 at 200 visits; runs from scratch needed over an hour to reach 0.5
-        # (docs/learning.md).
-        warm_start=WarmStartConfig(bot="uct:1000", games=1200, epochs=2.0),
-    ),
-    # A GPU box: the base model, big batches.
-    "gpu": PipelineConfig(
-        preset="gpu",
-        model=preset("base"),
-        selfplay=SelfPlayConfig(
-            concurrent_games=512,
-            full_visits=400,
-            fast_visits=100,
-            full_search_prob=0.25,
-            cache_mb=1024,
-            search_threads=4,
-            games_per_chunk=256,
-        ),
-        train=TrainConfig(
-            batch_size=512, lr=1e-3, warmup_steps=500, total_steps=200_000, window_samples=2_000_000, compile=True
-        ),
-        games_per_iteration=4096,
-        steps_per_iteration=2000,
-        replay_ratio=6.0,
-        window_min_samples=250_000,
-        min_samples_to_train=20_000,
-        evaluation=EvalConfig(openings=32, visits=200),
-        backend="torch",
-        device="cuda",
-        ladder=LadderConfig(visits=200, games=128, every_minutes=30.0, threads=4),
-        warm_start=WarmStartConfig(bot="uct:1000", games=4000, epochs=2.0),
-    ),
-    # Tests: minutes-sized end to end.
-    "tiny": PipelineConfig(
-        preset="tiny",
-        model=preset("tiny"),
-        selfplay=SelfPlayConfig(
-            concurrent_games=12,
-            full_visits=12,
-            fast_visits=4,
-            full_search_prob=0.5,
-            max_random_plies=6,
-            cache_mb=8,
-            games_per_chunk=6,
-        ),
-        train=TrainConfig(batch_size=32, lr=3e-3, warmup_steps=5, total_steps=1000, window_samples=20_000),
-        games_per_iteration=12,
-        steps_per_iteration=8,
-        min_samples_to_train=10,
-        evaluation=EvalConfig(openings=1, visits=4),
-        backend="onnx",
-        ladder=LadderConfig(
-            visits=2,
-            games=2,
-            opponents=("greedy",),
-            calibration=(("random", "greedy"),),
-            calibration_games=2,
-            every_minutes=0.0,
-        ),
-    ),
+# The sections a preset file gives as {setting: value}, each over its class's defaults.
+SECTIONS: dict[str, type] = {
+    "selfplay": SelfPlayConfig,
+    "train": TrainConfig,
+    "evaluation": EvalConfig,
+    "ladder": LadderConfig,
+    "warm_start": WarmStartConfig,
 }
+PRESET_FOLDER = "presets"  # beside this module, shipped in the wheel: NAME.json is preset NAME
+
+
+def preset_settings(name: str, data: dict) -> dict:
+    """A preset file's settings as PipelineConfig.to_dict() has them. The file holds only the
+    settings that differ from the dataclass defaults: `model` names a model preset
+    (popucom.nn.config), each section is {setting: value} over its class's defaults ({} for a
+    section on with all its defaults, null for off), and `notes` says why, for the reader."""
+    if not isinstance(data, dict):
+        raise ValueError("a preset is a JSON object of settings")
+    settings = PipelineConfig().to_dict()
+    settings["preset"] = name
+    for key, value in data.items():
+        if key == "notes":
+            continue
+        if key == "model":
+            settings["model"] = preset(value).to_dict()
+        elif key in SECTIONS and value is not None:
+            settings[key] = {**dataclasses.asdict(SECTIONS[key]()), **value}
+        elif key in settings:
+            settings[key] = value
+        else:
+            raise ValueError(f"{key!r} is not a pipeline setting")
+    return settings
+
+
+def read_presets(folder: Traversable | Path | None = None) -> dict[str, PipelineConfig]:
+    """Every preset in `folder` (the shipped popucom/pipeline/presets by default), by name; each
+    is checked as a run's config is (config_check), so a bad value in a preset file fails here,
+    with a ValueError naming the file."""
+    folder = resources.files(__package__).joinpath(PRESET_FOLDER) if folder is None else folder
+    presets = {}
+    for file in sorted(folder.iterdir(), key=lambda f: f.name):
+        if not file.name.endswith(".json"):
+            continue
+        name = file.name.removesuffix(".json")
+        try:
+            presets[name] = PipelineConfig.from_dict(preset_settings(name, json.loads(file.read_text())))
+        except (json.JSONDecodeError, TypeError, ValueError) as e:
+            raise ValueError(f"pipeline preset {file}: {e}") from None
+    return presets
+
+
+PIPELINE_PRESETS: dict[str, PipelineConfig] = read_presets()
 
 
 def pipeline_preset(name: str, **overrides: object) -> PipelineConfig:

@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Callable, Mapping
 
 from .. import _core
-from ..infer.factory import BACKENDS
+from ..infer.backends import BACKENDS
 
 # The settings as Settings.to_dict() has them, or as a JSON file does (lists for tuples).
 Settings = Mapping[str, object]

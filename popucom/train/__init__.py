@@ -1,7 +1,19 @@
-"""Training: the replay window over shard files, losses, Muon + AdamW, checkpoints."""
+"""Training: the replay window over shard files, losses, Muon + AdamW, checkpoints.
 
-from .trainer import Checkpoint, TrainConfig, Trainer, load_checkpoint, load_network_with_checkpoint
-from .window import Batch, ReplayWindow
+Each name loads with its module on first use, so that the settings (config.py) are read without
+torch (popucom.lazy_exports).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
+    from .trainer import Checkpoint, Trainer, load_checkpoint, load_network_with_checkpoint
+    from .window import Batch, ReplayWindow
 
 __all__ = [
     "Batch",
@@ -12,3 +24,16 @@ __all__ = [
     "load_checkpoint",
     "load_network_with_checkpoint",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "TrainConfig": "config",
+        "Checkpoint": "trainer",
+        "Trainer": "trainer",
+        "load_checkpoint": "trainer",
+        "load_network_with_checkpoint": "trainer",
+        "Batch": "window",
+        "ReplayWindow": "window",
+    },
+)

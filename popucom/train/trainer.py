@@ -11,7 +11,6 @@ network head, are in losses.py.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 import random
@@ -27,47 +26,11 @@ from ..nn.checkpoint import network_from_state, read_model_state
 from ..nn.checkpoint_file import write_checkpoint
 from ..nn.config import ModelConfig
 from ..nn.model import PopucomNet
+from .config import TrainConfig
 from .losses import TARGET_FIELDS, accuracy, losses, teacher_targets
 from .window import Batch, ReplayWindow
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    batch_size: int = 256
-    lr: float = 2e-3
-    warmup_steps: int = 100
-    total_steps: int = 20_000  # where the cosine reaches min_lr_ratio * lr
-    min_lr_ratio: float = 0.1
-    weight_decay: float = 0.05
-    adam_betas: tuple[float, float] = (0.9, 0.95)
-    grad_clip: float = 1.0
-    window_samples: int = 500_000
-    val_fraction: float = 0.1
-    seed: int = 0
-    # torch.compile the training forward and its backward: the network is many small
-    # operations, which the compiler fuses (CPU: a step of the small net at batch 128 in 0.2 s
-    # instead of 0.34-0.41 s). The first compile on a machine takes ~50 s; later ones, in new
-    # processes too, come from torch's on-disk cache in seconds. A speed setting, not a target
-    # one: a run may change it on resume.
-    compile: bool = False
-    # bf16 autocast of the training forward and backward on a CPU with bf16 arithmetic
-    # (popucom.infer.precision.cpu_has_bf16; CUDA always uses it): a compiled step of the
-    # small net at batch 128 on two threads took 129 against 192 ms (bench/train_step.py).
-    # Off until the learning benchmark shows it learns as well per hour: unlike `compile`, it
-    # changes the numbers the optimiser sees.
-    cpu_bf16: bool = False
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> TrainConfig:
-        data = dict(data)
-        if "adam_betas" in data:
-            data["adam_betas"] = tuple(data["adam_betas"])
-        return cls(**data)
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:
