@@ -6,15 +6,24 @@ ways: the arena plays many games of it at once, their leaves batched into one ne
 engine and the GUI follow one game with a `session` (GameSearch), which keeps the tree across
 both sides' moves and can ponder or stream analysis. Player specs, the text a user types,
 are parsed in popucom/player_spec.py.
+
+A model player plays the search's own choice (temperature 0) unless given a `temperature`:
+then, for its game's first `temperature_plies` plies, it samples a move from the root's visit
+counts, p ~ N^(1/T), so that a weak player (popucom/levels.py) varies its games and errs the
+way a search with few visits errs, not by random legal moves.
 """
 
 from __future__ import annotations
+
+import math
 
 from . import _core
 from .infer.contract import Evaluator
 from .player_spec import DEFAULT_VISITS, PlayerSpec, load_evaluator
 from .search.batched import BatchedSearch
 from .search.game_search import GameSearch
+
+MAX_TEMPERATURE = 10.0  # p ~ N^(1/T) is all but uniform over the searched moves well before this
 
 
 class Player:
@@ -28,12 +37,20 @@ class Player:
         params: _core.SearchParams | None = None,
         leaves_per_step: int | None = None,
         seed: int = 0,
+        temperature: float = 0.0,
+        temperature_plies: int = _core.MAX_GAME_PLIES,
     ) -> None:
         """A bot (its spec, e.g. "uct:2000") or a model player (its evaluator, visits a move and
         search settings: the core's play defaults if None). leaves_per_step: leaves per network
-        call of a session (GameSearch's default if None)."""
+        call of a session (GameSearch's default if None). temperature: a model player's move
+        sampling temperature for plies 0 .. temperature_plies - 1 of a game (0: the search's
+        own choice)."""
         if (bot is None) == (evaluator is None):
             raise ValueError(f"player {name}: give a bot spec or an evaluator, not {'both' if bot else 'neither'}")
+        if not (math.isfinite(temperature) and 0.0 <= temperature <= MAX_TEMPERATURE):
+            raise ValueError(f"player {name}: temperature must be from 0 to {MAX_TEMPERATURE}, got {temperature}")
+        if temperature > 0 and bot is not None:
+            raise ValueError(f"player {name}: a bot has no visit counts to sample a move from (temperature)")
         self.name = name
         self.bot = _core.Bot(bot, seed=seed) if bot is not None else None
         self.evaluator = evaluator
@@ -41,6 +58,8 @@ class Player:
         self.params = params
         self.leaves_per_step = leaves_per_step
         self.seed = seed
+        self.temperature = temperature
+        self.temperature_plies = temperature_plies
         self._games: BatchedSearch | None = None
 
     @classmethod
@@ -52,19 +71,24 @@ class Player:
         threads: int = 1,
         seed: int = 0,
         evaluator: Evaluator | None = None,
+        name: str | None = None,
+        temperature: float = 0.0,
+        temperature_plies: int = _core.MAX_GAME_PLIES,
     ) -> Player:
-        """The player a spec names, its network loaded on the fastest backend here (or
-        `evaluator`, for players that share one loaded network)."""
+        """The player a spec names (called `name` if given), its network loaded on the fastest
+        backend here (or `evaluator`, for players that share one loaded network)."""
         spec = PlayerSpec.parse(spec) if isinstance(spec, str) else spec
         if not spec.is_network:
-            return cls(spec.name, bot=spec.source, seed=seed)
+            return cls(name or spec.name, bot=spec.source, seed=seed, temperature=temperature)
         return cls(
-            spec.name,
+            name or spec.name,
             evaluator=evaluator if evaluator is not None else load_evaluator(spec, device, threads),
             visits=spec.visits,
             params=spec.search_params(),
             leaves_per_step=spec.search.get("leaves_per_game"),
             seed=seed,
+            temperature=temperature,
+            temperature_plies=temperature_plies,
         )
 
     @property
@@ -77,6 +101,10 @@ class Player:
         if self.evaluator is None:
             return f"bot {self.name}"
         return getattr(self.evaluator, "describe", lambda: self.name)()
+
+    def move_temperature(self, ply: int) -> float:
+        """The temperature of this player's move at `ply` (plies played in the game so far)."""
+        return self.temperature if ply < self.temperature_plies else 0.0
 
     def search_params(self) -> _core.SearchParams:
         """A copy of this player's search settings (a search may adjust its own)."""

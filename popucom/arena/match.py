@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -113,7 +114,7 @@ def play_match(
                 for g in mine:
                     games[g].play(player.bot_move(games[g].position))
                 continue
-            search_moves(drivers[id(player)], player.visits, games, mine)
+            search_moves(drivers[id(player)], player.visits, games, mine, player.move_temperature)
         for g in range(n):
             done[g] = games[g].is_over
         bar.update(games_played(games, openings) - bar.n)
@@ -135,9 +136,16 @@ def play_match(
     return records
 
 
-def search_moves(driver: BatchedSearch, visits: int, games: list[_core.Game], mine: list[int]) -> None:
+def search_moves(
+    driver: BatchedSearch,
+    visits: int,
+    games: list[_core.Game],
+    mine: list[int],
+    temperature: Callable[[int], float] = lambda ply: 0.0,
+) -> None:
     """Plays one searched move in each game of `mine`, searched together from fresh trees
-    (each move gets exactly `visits`); the other games of the driver wait."""
+    (each move gets exactly `visits`); the other games of the driver wait. temperature: the
+    move temperature at a game's ply (Player.move_temperature)."""
     search = driver.search
     for g in range(len(games)):
         if g in mine:
@@ -146,7 +154,7 @@ def search_moves(driver: BatchedSearch, visits: int, games: list[_core.Game], mi
     while not all(search.done(g) for g in mine):
         driver.step()
     for g in mine:
-        games[g].play(search.choose_move(g, 0.0))
+        games[g].play(search.choose_move(g, temperature(games[g].position.ply)))
 
 
 def records_jsonl(records: list[GameRecord]) -> str:

@@ -323,8 +323,11 @@ class GameSearch:
         with self._lock:
             return self.driver.search.choose_move(0, temperature)
 
-    def move_to_play(self, result: AnalysisResult) -> int:
+    def move_to_play(self, result: AnalysisResult, temperature: float = 0.0) -> int:
         """The move to play after a search that ended with `result`: the choice its snapshot
         already made (an endgame solve is not repeated), else, for a search that ended before
-        its first visit, choose_move's."""
+        its first visit, choose_move's. At a temperature above 0, a move sampled from the
+        tree's visit counts (choose_move(temperature))."""
+        if temperature > 0:
+            return self.choose_move(temperature)
         return result.chosen if result.chosen is not None else self.choose_move()
