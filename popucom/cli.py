@@ -605,11 +605,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_ship)
 
     p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")
-    p.add_argument(
+    who = p.add_mutually_exclusive_group()
+    who.add_argument(
         "--player",
-        default="best",
         help="best (the newest shipped model under weights/, the default), random, greedy, uct:N "
         "or a model (.onnx/.pt)",
+    )
+    who.add_argument(
+        "--level",
+        help="a difficulty level: beginner, novice, casual, intermediate, advanced, expert or strongest "
+        "(popucom/levels.py; it sets its own visits)",
     )
     p.add_argument("--visits", type=int, help="visits per move for a model player")
     p.add_argument("--seconds", type=float, help="time per move for a model player (instead of visits)")

@@ -26,10 +26,12 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO, TextIO
 
 from .. import __version__, _core
+from ..levels import LEVELS, Level, level_named, level_names
 from ..limits import check_komi, check_seconds, check_visits
 from ..player import Player
 from ..player_spec import PlayerSpec
 from ..search.analysis import AnalysisResult
+from ..search.game_search import GameSearch
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
 
@@ -129,28 +131,39 @@ def analysis_line(result: AnalysisResult, most: int = 10) -> str:
 class Engine:
     def __init__(
         self,
-        player: str,
+        player: str | None = None,
         visits: int | None = None,
         seconds: float | None = None,
         komi: int = 0,
         threads: int = 1,
         out: TextIO = sys.stdout,
+        level: str | None = None,
     ) -> None:
+        """player: a player spec (`best` if neither it nor `level` is given); level: a
+        difficulty level's name (popucom.levels), which sets its own visits and temperature."""
         # Validated before anything is loaded: a NaN time never ends a search, a huge komi
         # overflows the core's 32-bit komi, a billion visits never end.
         seconds = check_seconds(seconds, "--seconds")
         komi = check_komi(komi, "--komi")
         visits = check_visits(visits, "--visits")
-        self.spec = PlayerSpec.parse(player)
-        if visits is not None:
-            # --visits applies to any model player, `best` included (an @visits=N in the spec wins)
-            self.spec = self.spec.with_default_visits(visits)
-        if self.spec.is_network:
-            check_visits(self.spec.visits, f"player '{player[:100]}': visits")
-        self.player = Player.from_spec(self.spec, threads=threads)
-        # One tree for the whole game, kept across both sides' moves (and reset by jumps).
-        self.search = self.player.session() if self.player.is_model else None
-        self.visits = self.spec.visits if self.player.is_model else None
+        self.threads = threads
+        self.level: Level | None = None
+        self.search: GameSearch | None = None
+        if level is not None:
+            if player is not None:
+                raise ValueError("give --level or --player, not both")
+            if visits is not None or seconds is not None:
+                raise ValueError(f"level {level[:100]} plays its own visits: --visits and --seconds go with --player")
+            self.use_level(level_named(level))
+        else:
+            player = "best" if player is None else player
+            spec = PlayerSpec.parse(player)
+            if visits is not None:
+                # --visits applies to any model player, `best` included (an @visits=N in the spec wins)
+                spec = spec.with_default_visits(visits)
+            if spec.is_network:
+                check_visits(spec.visits, f"player '{player[:100]}': visits")
+            self.use_player(spec, Player.from_spec(spec, threads=threads))
         self.seconds = seconds
         self.komi = komi
         self.game = _core.Game(komi)
@@ -175,12 +188,26 @@ class Engine:
             "final_score": self.final_score,
             "popucom-set-position": self.set_position,
             "popucom-rules": self.rules,
+            "popucom-level": self.set_level,
+            "popucom-levels": lambda a: "\n".join(f"{lv.name} {lv.rating} {lv.description}" for lv in LEVELS),
         }
         # Commands that keep answering after their `=` line, until the next command arrives;
         # serve() runs them (each returns the event that ends its stream).
         self.streaming: dict[str, Callable[[str, list[str]], threading.Event]] = {
             "popucom-analyze": self.start_analysis,
         }
+
+    def use_player(self, spec: PlayerSpec, player: Player, level: Level | None = None) -> None:
+        """Plays as `player` from now on, with a fresh tree: one for the whole game, kept across
+        both sides' moves (and reset by jumps)."""
+        if self.search is not None:
+            self.search.stop()
+        self.spec, self.player, self.level = spec, player, level
+        self.search = player.session() if player.is_model else None
+        self.visits = spec.visits if player.is_model else None
+
+    def use_level(self, level: Level) -> None:
+        self.use_player(level.player_spec(), level.player(threads=self.threads), level)
 
     def known_commands(self) -> list[str]:
         return [*self.commands, *self.streaming]
@@ -247,7 +274,7 @@ class Engine:
             result = self.search.search(visits=None if self.seconds else self.visits, seconds=self.seconds)
         except (ValueError, RuntimeError) as e:  # the network's output refused: the tree is as before
             raise GtpError(f"the search failed: {e}") from None
-        return self.search.move_to_play(result)
+        return self.search.move_to_play(result, self.player.move_temperature(position.ply))
 
     def undo(self, args: list[str]) -> str:
         try:
@@ -269,6 +296,22 @@ class Engine:
         try:
             self.game = _core.Game.from_record(" ".join(args), komi=self.komi)
         except ValueError as e:
+            raise GtpError(str(e)) from None
+        return ""
+
+    def set_level(self, args: list[str]) -> str:
+        """`popucom-level`: the level playing (empty for a player that is no level);
+        `popucom-level NAME`: play at that level from the next move (the game stays)."""
+        if not args:
+            return self.level.name if self.level is not None else ""
+        if len(args) != 1:
+            raise GtpError(f"syntax error: popucom-level [NAME], NAME one of {', '.join(level_names())}")
+        try:
+            level = level_named(args[0].lower())
+            if self.seconds is not None:
+                raise ValueError(f"level {level.name} plays its own visits, and this engine searches by --seconds")
+            self.use_level(level)
+        except (ValueError, RuntimeError, FileNotFoundError) as e:  # the player before stays
             raise GtpError(str(e)) from None
         return ""
 
@@ -412,9 +455,17 @@ class Engine:
 
 
 def run_engine(args: argparse.Namespace) -> int:
-    engine = Engine(args.player, visits=args.visits, seconds=args.seconds, komi=args.komi, threads=args.threads)
+    engine = Engine(
+        args.player,
+        visits=args.visits,
+        seconds=args.seconds,
+        komi=args.komi,
+        threads=args.threads,
+        level=getattr(args, "level", None),
+    )
     network = f" on {engine.player.description}" if engine.player.is_model else ""
-    print(f"popucom engine ready: {engine.spec.name}{network}", file=sys.stderr)
+    level = f" (level {engine.level.name})" if engine.level is not None else ""
+    print(f"popucom engine ready: {engine.spec.name}{level}{network}", file=sys.stderr)
     engine.serve(sys.stdin)
     if engine.output_closed:
         # Keep Python's final flush of the dead pipe from printing an error at exit.
