@@ -14,9 +14,12 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from .. import _core
+from ..levels import Level
 from ..player import Player
+from ..player_spec import PlayerSpec
 from ..search.game_search import GameSearch
 from ..weights import newest_for_cpu
+from .difficulty import level_title
 
 BOTS = ("uct:2000", "uct:200", "greedy", "random")
 DEFAULT_BOT = "uct:2000"
@@ -44,34 +47,57 @@ def bot_title(spec: str) -> str:
 
 @dataclass
 class Opponent:
-    spec: str  # a bot spec or a model path
+    spec: str  # a bot spec or a model path (a level's own spec for a level)
     search: GameSearch | None = None
     bot: _core.Bot | None = None
     model_description: str = ""  # the evaluator's own words (file, backend, precision)
+    level: Level | None = None  # the difficulty level this opponent is, if any
+    player: Player | None = None
+    model_file: str = ""  # the network's file, where `spec` does not name it (a level's)
 
     @property
     def is_model(self) -> bool:
         return self.search is not None
 
+    def move_temperature(self, ply: int) -> float:
+        """The temperature of its move at `ply` (0 but for a level that samples its moves)."""
+        return self.player.move_temperature(ply) if self.player is not None else 0.0
+
     @property
     def description(self) -> str:
         """For the status bar, in the GUI's language at the time of asking."""
+        translate = QCoreApplication.translate
         if self.search is not None:
-            return QCoreApplication.translate("Opponent", "{model} on {backend}").format(
-                model=Path(self.spec).name, backend=self.model_description
+            played = translate("Opponent", "{model} on {backend}").format(
+                model=Path(self.model_file or self.spec).name, backend=self.model_description
             )
-        return QCoreApplication.translate("Opponent", "bot {name}").format(name=bot_title(self.spec))
+        else:
+            played = translate("Opponent", "bot {name}").format(name=bot_title(self.spec))
+        if self.level is not None:
+            return translate("Opponent", "level {level}: {player}").format(level=level_title(self.level), player=played)
+        return played
 
 
-def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1) -> Opponent:
-    """A player spec (popucom.player_spec: a bot, `best` or a model file) as the GUI's opponent;
-    the GUI sets the visits itself. Raises ValueError (or FileNotFoundError / RuntimeError)
-    saying why `spec` is unusable."""
-    player = Player.from_spec(spec, threads=network_threads)
+def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1, level: Level | None = None) -> Opponent:
+    """A player spec (popucom.player_spec: a bot, `best` or a model file), or a difficulty
+    `level` (then `spec` is its spec), as the GUI's opponent; the GUI sets the visits itself.
+    Raises ValueError (or FileNotFoundError / RuntimeError) saying why it is unusable."""
+    parsed = level.player_spec() if level is not None else PlayerSpec.parse(spec)
+    if level is not None:
+        spec, player = level.spec, level.player(threads=network_threads)
+    else:
+        player = Player.from_spec(parsed, threads=network_threads)
     if not player.is_model:
-        return Opponent(spec, bot=player.bot)
+        return Opponent(spec, bot=player.bot, level=level, player=player)
     search = player.session(threads=search_threads, cache_mb=64.0)
-    return Opponent(spec, search=search, model_description=player.description)
+    return Opponent(
+        spec,
+        search=search,
+        model_description=player.description,
+        level=level,
+        player=player,
+        model_file=parsed.source,
+    )
 
 
 class SearchBridge(QObject):
@@ -110,6 +136,7 @@ class SearchBridge(QObject):
             self._bot_thread = threading.Thread(target=run_bot, name="popucom-bot", daemon=True)
             self._bot_thread.start()
             return
+        temperature = self.opponent.move_temperature(position.ply)
         gs.set_position(position)
         gs.start(
             visits=visits,
@@ -117,8 +144,9 @@ class SearchBridge(QObject):
             report_every_s=self.report_every_s,
             callback=lambda r: self.snapshot.emit(r, token),
             # the tree's own choice (LCB among well-visited moves, as the engine and the arena
-            # play), which need not be the most visited move of the final snapshot
-            on_done=lambda r: self.moveChosen.emit(gs.move_to_play(r), r, token),
+            # play), which need not be the most visited move of the final snapshot; a level
+            # that samples its early moves samples them from the tree's visits
+            on_done=lambda r: self.moveChosen.emit(gs.move_to_play(r, temperature), r, token),
             on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token),
         )
 

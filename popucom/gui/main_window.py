@@ -37,12 +37,14 @@ from PySide6.QtWidgets import (
 )
 
 from .. import _core
+from ..levels import LEVELS, Level, level_named
 from ..search.analysis import AnalysisResult
 from ..weights import newest_for_cpu
 from . import language
 from .ai import BOTS, SearchBridge, bot_title, make_opponent
 from .analysis_panel import AnalysisPanel
 from .board_view import BoardWidget
+from .difficulty import level_description, level_title, menu_text
 from .game_tree import GameTree, Node
 from .records import load_game_records, load_sgf, save_sgf
 from .tree_model import GameTreeModel, node_text
@@ -56,6 +58,7 @@ MODES = {
 }
 REDRAW_HZ = 10
 OPEN_MODEL = "<open model file>"  # the opponent list's last entry (its data, not a spec)
+LEVEL_ENTRY = "<difficulty level>"  # the opponent list's entry for the level playing
 
 
 class MainWindow(QMainWindow):
@@ -79,6 +82,8 @@ class MainWindow(QMainWindow):
         self.analysing: Node | None = None  # the node under analysis (AI move or analysis mode)
         self.latest: AnalysisResult | None = None  # newest snapshot, drawn by the redraw timer
         self.last_message = ""
+        self._budget_before_level: tuple[int, int] | None = None  # (unit, visits) before a level set its own
+        self.level_actions: dict[str, QAction] = {}  # the Difficulty menu's, by level name
         self.bridge = SearchBridge(make_opponent(opponent, network_threads, search_threads))
         self.bridge.snapshot.connect(self._on_snapshot)
         self.bridge.moveChosen.connect(self._on_move_chosen)
@@ -185,6 +190,11 @@ class MainWindow(QMainWindow):
         self.save_action = action(menu, QKeySequence.StandardKey.Save, triggered=self.save_dialog)
         self.open_model_action = action(menu, triggered=self.open_model_dialog)
         self.quit_action = action(menu, QKeySequence.StandardKey.Quit, triggered=self.close)
+        self.difficulty_menu = menu = self.menuBar().addMenu("")
+        for level in LEVELS:  # weakest first; named in retranslate
+            act = action(menu, checkable=True)
+            act.triggered.connect(lambda _=False, name=level.name: self.choose_level(name))
+            self.level_actions[level.name] = act
         self.go_menu = menu = self.menuBar().addMenu("")
         self.go_actions = [
             action(menu, keys, triggered=self._navigator(slot))
@@ -240,6 +250,12 @@ class MainWindow(QMainWindow):
         self.save_action.setText(self.tr("&Save…"))
         self.open_model_action.setText(self.tr("Open &model…"))
         self.quit_action.setText(self.tr("&Quit"))
+        self.difficulty_menu.setTitle(self.tr("&Difficulty"))
+        for level in LEVELS:
+            act = self.level_actions[level.name]
+            act.setText(menu_text(level))
+            act.setStatusTip(level_description(level))
+            act.setToolTip(level_description(level))
         self.go_menu.setTitle(self.tr("&Go"))
         names = (
             self.tr("Back"),
@@ -285,16 +301,24 @@ class MainWindow(QMainWindow):
         )
 
     def _fill_opponents(self, current: str) -> None:
+        """The opponent list, `current` selected; a level is listed by its name (its spec is a
+        setting of its own, not the plain model of the list) and checked in the Difficulty menu."""
         box = self.opponent_box
         box.clear()
+        level = self.bridge.opponent.level
         newest = newest_for_cpu()
         specs = ([str(newest)] if newest else []) + list(BOTS)
-        if current not in specs:
+        if level is not None or current not in specs:
             specs.insert(0, current)
-        for spec in specs:
-            box.addItem(Path(spec).name if Path(spec).suffix else bot_title(spec), spec)
+        for i, spec in enumerate(specs):
+            if level is not None and i == 0:
+                box.addItem(self.tr("{level} level").format(level=level_title(level)), LEVEL_ENTRY)
+            else:
+                box.addItem(Path(spec).name if Path(spec).suffix else bot_title(spec), spec)
         box.addItem(self.tr("Open model file…"), OPEN_MODEL)
-        box.setCurrentIndex(specs.index(current))
+        box.setCurrentIndex(0 if level is not None else specs.index(current))
+        for name, act in self.level_actions.items():
+            act.setChecked(level is not None and level.name == name)
 
     # --- state shown ------------------------------------------------------------------
     @property
@@ -618,25 +642,44 @@ class MainWindow(QMainWindow):
         self.visits_box.setVisible(not seconds)
 
     # --- opponents and files ----------------------------------------------------------
-    def set_opponent(self, spec: str) -> bool:
-        """Loads a model or bot as the AI; on failure keeps the current one and says why."""
+    def set_opponent(self, spec: str, level: Level | None = None) -> bool:
+        """Loads a model or bot, or a difficulty `level` (then `spec` is its spec), as the AI; on
+        failure keeps the current one and says why."""
         try:
-            opponent = make_opponent(spec, self.network_threads, self.search_threads)
+            opponent = make_opponent(spec, self.network_threads, self.search_threads, level=level)
         except (ValueError, FileNotFoundError, RuntimeError) as e:
             self.message(self.tr("Cannot use {spec} as the AI: {error}").format(spec=spec, error=e))
             self._fill_opponents(self.bridge.opponent.spec)
             return False
         self._cancel()
+        was_level = self.bridge.opponent.level is not None
         self.bridge.set_opponent(opponent)
-        self._fill_opponents(spec)
+        if level is not None:
+            # A level's rating holds at its own visits: the budget becomes them, and the one
+            # set before is given back when the AI is no level again.
+            if not was_level:
+                self._budget_before_level = (self.budget_unit.currentIndex(), self.visits_box.value())
+            self.budget_unit.setCurrentIndex(0)
+            self.visits_box.setValue(level.player_spec().visits)
+        elif was_level and self._budget_before_level is not None:
+            unit, visits = self._budget_before_level
+            self.budget_unit.setCurrentIndex(unit)
+            self.visits_box.setValue(visits)
+            self._budget_before_level = None
+        self._fill_opponents(opponent.spec)
         self.message(self.tr("AI: {opponent}").format(opponent=opponent.description))
         return True
+
+    def choose_level(self, name: str) -> bool:
+        """Difficulty > a level: that level becomes the AI, at its own visits."""
+        level = level_named(name)
+        return self.set_opponent(level.spec, level=level)
 
     def _on_opponent_chosen(self, index: int) -> None:
         spec = self.opponent_box.itemData(index)
         if spec == OPEN_MODEL:
             self.open_model_dialog()
-        elif spec != self.bridge.opponent.spec:
+        elif spec != LEVEL_ENTRY and (spec != self.bridge.opponent.spec or self.bridge.opponent.level is not None):
             self.set_opponent(spec)
 
     def open_model_dialog(self) -> None:

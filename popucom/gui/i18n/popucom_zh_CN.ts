@@ -95,6 +95,70 @@
     </message>
 </context>
 <context>
+    <name>Level</name>
+    <message>
+        <source>Beginner</source>
+        <translation>入门</translation>
+    </message>
+    <message>
+        <source>An early model, a very short noisy search, every move sampled: the greedy bot beats it at times</source>
+        <translation>早期模型，极短且带噪声的搜索，每一手都随机抽样：贪心机器人有时能赢它</translation>
+    </message>
+    <message>
+        <source>Novice</source>
+        <translation>新手</translation>
+    </message>
+    <message>
+        <source>An early model with a very short search, its moves sampled for half the game</source>
+        <translation>早期模型，极短的搜索，前半盘的着法随机抽样</translation>
+    </message>
+    <message>
+        <source>Casual</source>
+        <translation>休闲</translation>
+    </message>
+    <message>
+        <source>An early model with a very short search, varying its opening</source>
+        <translation>早期模型，极短的搜索，开局有变化</translation>
+    </message>
+    <message>
+        <source>Intermediate</source>
+        <translation>中级</translation>
+    </message>
+    <message>
+        <source>An older model with a very short search, varying its opening</source>
+        <translation>较早的模型，极短的搜索，开局有变化</translation>
+    </message>
+    <message>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>An older model with a short search, varying its opening</source>
+        <translation>较早的模型，较短的搜索，开局有变化</translation>
+    </message>
+    <message>
+        <source>Expert</source>
+        <translation>专家</translation>
+    </message>
+    <message>
+        <source>A recent model with a short search, varying its opening a little</source>
+        <translation>较新的模型，较短的搜索，开局略有变化</translation>
+    </message>
+    <message>
+        <source>Strongest</source>
+        <translation>最强</translation>
+    </message>
+    <message>
+        <source>The newest model at the engine&apos;s default search: its full strength</source>
+        <translation>最新模型，使用引擎的默认搜索：全力以赴</translation>
+    </message>
+    <message>
+        <source>{level} (rating {rating})</source>
+        <comment>Elo, the random bot at 0</comment>
+        <translation>{level}（等级分 {rating}）</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>You (Black) vs AI</source>
@@ -190,6 +254,10 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
+        <source>&amp;Difficulty</source>
+        <translation>难度(&amp;D)</translation>
+    </message>
+    <message>
         <source>&amp;Go</source>
         <translation>跳转(&amp;G)</translation>
     </message>
@@ -254,6 +322,10 @@
     <message>
         <source>threads: search {search} + network {network}</source>
         <translation>线程：搜索 {search} + 网络 {network}</translation>
+    </message>
+    <message>
+        <source>{level} level</source>
+        <translation>{level}难度</translation>
     </message>
     <message>
         <source>Open model file…</source>
@@ -476,6 +548,10 @@
     <message>
         <source>bot {name}</source>
         <translation>机器人 {name}</translation>
+    </message>
+    <message>
+        <source>level {level}: {player}</source>
+        <translation>难度 {level}：{player}</translation>
     </message>
 </context>
 <context>
