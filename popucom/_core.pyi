@@ -8,7 +8,7 @@ import enum
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['BOARD_SIZE', 'BUILD_INFO', 'Bot', 'CPU_ISA_ENV', 'CPU_LEVELS', 'Color', 'EndReason', 'EvalCache', 'FEATURE_PLANES', 'FEATURE_PLANE_NAMES', 'FEATURE_VERSION', 'Game', 'KOMI_SCALE', 'MATCH_LENGTH', 'MAX_DEPTH_SOURCES', 'MAX_GAME_PLIES', 'MHC_MAX_STREAMS', 'MOVES_PER_PLAYER', 'MultiSearch', 'NUM_FEATURE_PLANES', 'NUM_SQUARES', 'NUM_SYMMETRIES', 'NativeNet', 'PACKED_WORDS', 'POPE_HEAD_DIMS', 'Position', 'Result', 'SearchParams', 'bench_serial_search', 'cpu_level', 'depth_mix_normalized', 'depth_score', 'detected_cpu_level', 'encode_batch', 'encode_position', 'format_record', 'inverse_symmetry', 'mhc_read', 'mhc_write', 'native_net_supported', 'parse_record', 'parse_square', 'pope_attention', 'pope_attention_bf16_dots_apply', 'random_playouts', 'solve', 'solve_counted', 'solve_moves', 'square_to_text', 'transform_square']
+__all__: list[str] = ['BOARD_SIZE', 'BUILD_INFO', 'Bot', 'CPU_ISA_ENV', 'CPU_LEVELS', 'Color', 'EndReason', 'EvalCache', 'FEATURE_PLANES', 'FEATURE_PLANE_NAMES', 'FEATURE_VERSION', 'Game', 'KOMI_SCALE', 'MATCH_LENGTH', 'MAX_DEPTH_SOURCES', 'MAX_GAME_PLIES', 'MHC_MAX_STREAMS', 'MOVES_PER_PLAYER', 'MultiSearch', 'NUM_FEATURE_PLANES', 'NUM_SQUARES', 'NUM_SYMMETRIES', 'NativeNet', 'PACKED_WORDS', 'POPE_HEAD_DIMS', 'Position', 'Result', 'SearchParams', 'audit_move', 'bench_serial_search', 'cpu_level', 'depth_mix_normalized', 'depth_score', 'detected_cpu_level', 'encode_batch', 'encode_position', 'format_record', 'inverse_symmetry', 'mhc_read', 'mhc_write', 'native_net_supported', 'parse_record', 'parse_square', 'pope_attention', 'pope_attention_bf16_dots_apply', 'random_playouts', 'solve', 'solve_counted', 'solve_moves', 'square_to_text', 'transform_square']
 class Color(enum.IntEnum):
     BLACK: typing.ClassVar[Color]
     WHITE: typing.ClassVar[Color]
@@ -595,6 +595,10 @@ class NativeNet:
     @property
     def threads(self) -> int:
         ...
+def audit_move(position: Position, move: typing.SupportsInt | typing.SupportsIndex, max_plies: typing.SupportsInt | typing.SupportsIndex = 6) -> tuple[int, int, bool, int]:
+    """
+    The exact values an audit of a played move needs: (best value, the move's value, whether the legal moves differ in value, nodes), cheaper than solve_moves(). Refuses deep positions like solve().
+    """
 def bench_serial_search(visits: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
     """
     Times one tree searched in C++ with the uniform evaluator (no Python in the loop).

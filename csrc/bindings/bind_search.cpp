@@ -348,6 +348,19 @@ void bind_solver_and_benchmark(py::module_& m) {
       "Exact values for the side to move of the position and of each legal move, one solver's table shared: "
       "(value, {move: value}, nodes). Refuses deep positions like solve().");
   m.def(
+      "audit_move",
+      [](const Position& p, int move, int max_plies) {
+        MoveAudit audit;
+        {
+          py::gil_scoped_release release;
+          audit = audit_move(p, move, max_plies);
+        }
+        return py::make_tuple(audit.best, audit.played, audit.critical, audit.nodes);
+      },
+      py::arg("position"), py::arg("move"), py::arg("max_plies") = 6,
+      "The exact values an audit of a played move needs: (best value, the move's value, whether the legal moves "
+      "differ in value, nodes), cheaper than solve_moves(). Refuses deep positions like solve().");
+  m.def(
       "bench_serial_search",
       [](int visits, uint64_t seed) {
         SerialBenchResult result;

@@ -257,6 +257,15 @@ bool Solver::solve(const Position& p, int* value) {
   return true;
 }
 
+bool Solver::is_below(const Position& p, int value, bool* below) {
+  // The windows of solve()'s probes: (0, 1) asks "a win?", (-1, 0) "a draw or better?".
+  ++nodes_;  // the root
+  const int key = negamax(p, value - 1, value);
+  if (key == OUT_OF_BUDGET) return false;
+  *below = key < value;
+  return true;
+}
+
 bool Solver::solve_outcome(const Position& p, ExactOutcome* outcome) {
   ++nodes_;  // the root
   const int key = negamax(p, WORST_KEY, -WORST_KEY);
@@ -302,6 +311,33 @@ MoveValues solve_moves(const Position& p, int max_plies) {
       solver.solve(next, &value);
       out.moves.emplace_back(move, -value);
     }
+  out.nodes = solver.nodes();
+  return out;
+}
+
+MoveAudit audit_move(const Position& p, int move, int max_plies) {
+  check_plies(p, max_plies);
+  if (!p.is_legal(move)) throw std::invalid_argument("audit_move: move " + std::to_string(move) + " is not legal here");
+  Solver solver;
+  MoveAudit out;
+  solver.solve(p, &out.best);
+  Position next = p;
+  next.play_unchecked(move);
+  int value = 0;
+  solver.solve(next, &value);
+  out.played = -value;
+  out.critical = out.played < out.best;
+  // Another move is worse than the best when its child's value (the
+  // opponent's) is not below 1 - best.
+  for (Bitboard legal = p.legal_moves(); legal.any() && !out.critical && out.best > -1;) {
+    const int other = legal.pop_lowest();
+    if (other == move) continue;
+    Position child = p;
+    child.play_unchecked(other);
+    bool below = true;
+    solver.is_below(child, 1 - out.best, &below);
+    out.critical = !below;
+  }
   out.nodes = solver.nodes();
   return out;
 }

@@ -45,6 +45,9 @@ class Solver {
   // The value and, among the results that keep it, the best margin (a
   // full-window search: dearer than solve()). False past the budget.
   bool solve_outcome(const Position& p, ExactOutcome* outcome);
+  // Whether the value is below `value` (+1 or 0): one null-window probe,
+  // cheaper than solve(). False (and *below untouched) past the budget.
+  bool is_below(const Position& p, int value, bool* below);
   // Positions visited so far: each solve's root and every position made by a
   // move the solver plays, the last ply's included. Its work, as its budget
   // counts it.
@@ -128,6 +131,20 @@ struct MoveValues {
   uint64_t nodes = 0;
 };
 MoveValues solve_moves(const Position& p, int max_plies);
+
+// What an audit of the move played in a position needs, for less than every
+// move's value: the best value, the move's, and whether the legal moves
+// differ in value (critical). Each other move is only asked "below the
+// best?", and not at all once the answer is known (all moves lose alike when
+// the best loses). Throws like solve(), and std::invalid_argument for an
+// illegal move.
+struct MoveAudit {
+  int best = 0;
+  int played = 0;
+  bool critical = false;
+  uint64_t nodes = 0;
+};
+MoveAudit audit_move(const Position& p, int move, int max_plies);
 
 }  // namespace popucom
 

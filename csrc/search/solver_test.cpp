@@ -205,3 +205,25 @@ TEST(solver, a_quiet_move_that_takes_the_last_reply_is_kept) {
   CHECK_EQ(values.value, 1);
   for (const auto& [move, value] : values.moves) CHECK_EQ(value, move == 80 ? 1 : -1);
 }
+
+TEST(solver, a_move_audit_agrees_with_every_move_value) {
+  int critical = 0, decided = 0;
+  for (int plies : {3, 4, 5})
+    for (const Position& p : test_positions(plies, 30, 300 + plies)) {
+      const MoveValues values = solve_moves(p, plies);
+      int lowest = 2;
+      for (const auto& [move, value] : values.moves) lowest = std::min(lowest, value);
+      for (const auto& [move, value] : values.moves) {
+        const MoveAudit audit = audit_move(p, move, plies);
+        CHECK_EQ(audit.best, values.value);
+        CHECK_EQ(audit.played, value);
+        CHECK_EQ(audit.critical, lowest < values.value);
+        critical += audit.critical;
+        decided += !audit.critical;
+      }
+    }
+  CHECK(critical > 50 && decided > 50);
+  CHECK_THROWS(audit_move(Position(), 40, 6), std::invalid_argument);
+  const Position last = test_positions(2, 1, 9)[0];
+  CHECK_THROWS(audit_move(last, (last.stones(BLACK) | last.stones(WHITE)).lowest(), 2), std::invalid_argument);
+}

@@ -10,7 +10,8 @@ when its legal moves differ in exact win/draw/loss value; in it, a move whose ex
 below the best one throws a result away (a win to a draw or a loss, a draw to a loss). Reported
 per N: positions, critical ones, how many of those lost value, that share and its 95% Wilson
 interval, and the solver's positions visited and CPU seconds. Every position is solved exactly
-(_core.solve_moves: the position and each move, one table), so the figures are deterministic.
+(_core.audit_move: the position, the move played, and the other moves only as far as needed to
+tell whether one is worse, one table), so the figures are deterministic.
 
 With --play, A and B (arena player specs: best, model.pt@visits=N, uct:N, ...) first play G
 games (G/2 random openings of --openings-plies plies, each with both colours), appended to
@@ -62,8 +63,8 @@ def audited_positions(record: GameRecord, plies: int, player: str | None) -> lis
 
 def audit_move(position: _core.Position, move: int, plies: int) -> tuple[AuditedMove, int]:
     """The exact values at `position` and of `move`, with the solver's positions visited."""
-    best, values, nodes = _core.solve_moves(position, plies)
-    return AuditedMove(best=best, played=values[move], critical=len(set(values.values())) > 1), nodes
+    best, played, critical, nodes = _core.audit_move(position, move, plies)
+    return AuditedMove(best=best, played=played, critical=critical), nodes
 
 
 def audit(records: list[GameRecord], plies: int, player: str | None) -> dict:
