@@ -9,7 +9,8 @@ the play default: `best` at the engine's default visits.
 
 `rating` is each level's Bradley-Terry Elo on one scale with the network-free bots and the
 shipped versions (random = 0), measured by `python -m popucom.experiments.levels`
-(docs/play_settings.md, "Difficulty levels"); the table is ordered by it.
+(docs/play_settings.md, "Difficulty levels"); the table is ordered by it. `best` moves on when
+a version ships, so `strongest` is measured again then (the other levels name their versions).
 """
 
 from __future__ import annotations
@@ -68,22 +69,22 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "beginner",
         "popucom-small-v1@visits=8,endgame_solve_plies=0,root_noise=true,dirichlet_epsilon=0.5",
-        600,
+        793,
         "the first shipped model, 8 visits with half its root priors noise, every move sampled",
         temperature=1.0,
     ),
     Level(
         "novice",
         "popucom-small-v1@visits=8,endgame_solve_plies=0",
-        900,
-        "the first shipped model at 8 visits without exact endgames, its first 25 plies sampled",
+        1140,
+        "the first shipped model at 8 visits without exact endgames, its first 35 plies sampled",
         temperature=1.0,
-        temperature_plies=25,
+        temperature_plies=35,
     ),
     Level(
         "casual",
         "popucom-small-v1@visits=8",
-        1100,
+        1403,
         "the first shipped model at 8 visits, its first 10 plies sampled",
         temperature=1.0,
         temperature_plies=10,
@@ -91,7 +92,7 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "intermediate",
         "popucom-small-v2@visits=8",
-        1350,
+        1532,
         "the second shipped model at 8 visits, its first 8 plies sampled",
         temperature=1.0,
         temperature_plies=8,
@@ -99,7 +100,7 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "advanced",
         "popucom-small-v4@visits=16",
-        1550,
+        1705,
         "the fourth shipped model at 16 visits, its first 8 plies sampled",
         temperature=1.0,
         temperature_plies=8,
@@ -107,12 +108,12 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "expert",
         "popucom-small-v11@visits=16",
-        1800,
+        1905,
         "the eleventh shipped model at 16 visits, its first 8 plies sampled at half temperature",
         temperature=0.5,
         temperature_plies=8,
     ),
-    Level("strongest", "best", 2000, "the newest shipped model at the engine's default 100 visits (the play default)"),
+    Level("strongest", "best", 2028, "the newest shipped model at the engine's default 100 visits (the play default)"),
 )
 
 STRONGEST = LEVELS[-1]

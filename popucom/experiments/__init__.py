@@ -10,6 +10,7 @@
   arch_ablation  network variants trained on one fixed dataset
   learning       the default pipeline for a budget, then the strength ladder over its models
   precision      two inference paths of one checkpoint: outputs, speed, and head to head
+  levels         the difficulty levels rated on one scale with the bots (popucom/levels.py)
 
 Throughput timers (how fast, not how strong) stay scripts in bench/. Experiments may import any
 part of popucom; nothing in popucom imports them but each other and the command line.

@@ -24,7 +24,7 @@ LEVEL_TEXTS: dict[str, tuple[str, str]] = {
         QT_TRANSLATE_NOOP("Level", "Novice"),
         QT_TRANSLATE_NOOP(
             "Level",
-            "An early model with a very short search, its moves sampled for half the game",
+            "An early model with a very short search, its moves sampled for most of the game",
         ),
     ),
     "casual": (

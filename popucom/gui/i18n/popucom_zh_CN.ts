@@ -109,8 +109,8 @@
         <translation>新手</translation>
     </message>
     <message>
-        <source>An early model with a very short search, its moves sampled for half the game</source>
-        <translation>早期模型，极短的搜索，前半盘的着法随机抽样</translation>
+        <source>An early model with a very short search, its moves sampled for most of the game</source>
+        <translation>早期模型，极短的搜索，大半盘的着法随机抽样</translation>
     </message>
     <message>
         <source>Casual</source>
