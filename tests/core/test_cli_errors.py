@@ -1,4 +1,4 @@
-"""`popucom` never prints a traceback for bad input or a failed write (issue 11, items 7, 10, 12):
+"""`popucom` never prints a traceback for bad input or a failed write:
 `error: ...`, a non-zero exit status, and the traceback only with --debug."""
 
 import json

@@ -1,5 +1,5 @@
 """Shards written by anyone: crafted headers and impossible targets are refused with a
-ShardError naming the file and the field (issue 11, item 8), plus a seeded fuzzer."""
+ShardError naming the file and the field, plus a seeded fuzzer."""
 
 import json
 import random

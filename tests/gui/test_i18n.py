@@ -1,4 +1,4 @@
-"""The Simplified Chinese GUI (issue 33): Qt's QTranslator with popucom/gui/i18n/*.ts/.qm.
+"""The Simplified Chinese GUI: Qt's QTranslator with popucom/gui/i18n/*.ts/.qm.
 
 The catalogue is complete and compiled from its source, the Chinese window shows no English
 left untranslated, English stays the default for an English locale, the View > Language menu

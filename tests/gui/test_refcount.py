@@ -1,4 +1,4 @@
-"""Painting must not leak or drop references to None (issue 33).
+"""Painting must not leak or drop references to None.
 
 PySide6 6.12.0's QPainter bindings return None from void calls (drawEllipse, fillRect, setPen,
 drawLine...) without the reference they owe it: on CPython 3.11 sys.getrefcount(None) falls by

@@ -137,7 +137,7 @@ def test_no_weight_decay_on_phase_bias_and_gains() -> None:
     assert any(decay > 0 for decay in decay_of.values())
 
 
-# --- the optimised forward (issue 10) against the plain one -----------------------------------
+# --- the optimised forward against the plain one -----------------------------------
 
 VARIANTS = [(False, False), (True, False), (False, True), (True, True)]
 

@@ -33,7 +33,7 @@ def test_cluster_selfplay_one_iteration(ray_local, tmp_path, caplog) -> None:
     assert len(games) == 12
     metrics = json.loads(run.metrics.read_text().splitlines()[0])
     assert metrics["selfplay"]["workers"] == 2 and metrics["selfplay"]["games"] == 12
-    # the workers' figures reach the head (issue 11, item 13)
+    # the workers' figures reach the head
     selfplay = metrics["selfplay"]
     assert selfplay["positions"] > 0 and selfplay["nn_evals"] > 0 and selfplay["nn_evals_per_s"] > 0
     assert 0 < selfplay["eval_share"] <= 1 and selfplay["positions_per_s"] > 0

@@ -1,4 +1,4 @@
-"""Resume stage by stage, the run lock, foreign models and bad metrics lines (issue 11, items 2, 10, 11)."""
+"""Resume stage by stage, the run lock, foreign models and bad metrics lines."""
 
 import errno
 import json

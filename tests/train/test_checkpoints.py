@@ -1,4 +1,4 @@
-"""Checkpoint files: loading never runs code from the file, and damage is detected (issue 11, items 1 and 9)."""
+"""Checkpoint files: loading never runs code from the file, and damage is detected."""
 
 import io
 import os
