@@ -450,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="MINUTES",
         help="end by this many minutes: no new iteration that would end later, judged by the last one "
-        "(a lent machine's time, a work session)",
+        "(a lent machine's time, or the hours one has)",
     )
     p.add_argument("--gating", action="store_true", help="keep the previous model unless the new one passes an SPRT")
     p.add_argument("--ray-address", help="run self-play workers as Ray actors on this cluster ([cluster] extra)")

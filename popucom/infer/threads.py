@@ -276,6 +276,6 @@ def onnx_session_options(threads: int | None):
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
     # Idle intra-op threads sleep instead of spinning: spinning ones take the cores that a
-    # second session, torch or the C++ search needs next (two arena players share a process).
+    # second ONNX Runtime session, torch or the C++ search needs next (two arena players share a process).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options

@@ -171,7 +171,7 @@ def run_pipeline(
 ) -> int:
     """Runs until `iterations` iterations are complete (forever if None), or while another
     iteration as long as the last would still end within `stop_after_minutes` of the start
-    (a lent machine's time, a work session); returns the newest model index."""
+    (a lent machine's time, or the hours one has); returns the newest model index."""
     started = time.monotonic()
     run = RunDir(run_dir)
     run.check_writable()
