@@ -208,8 +208,8 @@ TEST(solver, a_quiet_move_that_takes_the_last_reply_is_kept) {
 
 TEST(solver, a_move_audit_agrees_with_every_move_value) {
   int critical = 0, decided = 0;
-  for (int plies : {3, 4, 5})
-    for (const Position& p : test_positions(plies, 30, 300 + plies)) {
+  for (const auto& [plies, count] : {std::pair{3, 30}, std::pair{4, 30}, std::pair{5, 10}})
+    for (const Position& p : test_positions(plies, count, 300 + plies)) {
       const MoveValues values = solve_moves(p, plies);
       int lowest = 2;
       for (const auto& [move, value] : values.moves) lowest = std::min(lowest, value);
