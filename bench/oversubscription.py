@@ -57,9 +57,6 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
-from popucom import _core
 from popucom.benchmarks import machine_info
 from popucom.cpu_load import WAIT_VARIABLES, machine_busy_seconds, process_seconds
 from popucom.data.positions import random_features
@@ -68,7 +65,6 @@ from popucom.infer.factory import EXPORTED_BACKENDS
 from popucom.infer.threads import ADAPT_ENV, AdaptiveBudget, cpu_quota, openmp_spin_count
 from popucom.infer.torch_backend import TorchEvaluator
 from popucom.nn.checkpoint import load_network
-from popucom.nn.model import LEGAL_PLANE
 from popucom.train import TrainConfig, Trainer
 from popucom.train.window import Batch
 
@@ -118,23 +114,6 @@ def time_block(run, x, seconds: float) -> dict:
     return {"ms": 1000 * statistics.median(latencies), "cpu_cores": (process_seconds() - cpu0) / wall}
 
 
-def random_batch(size: int, seed: int) -> Batch:
-    """Random positions with random targets: a step's cost does not depend on what it learns."""
-    rng = np.random.default_rng(seed)
-    features = random_features(size, seed=seed, komi_range=5)
-    legal = features[:, LEGAL_PLANE].reshape(size, -1)
-    policy = rng.random((size, _core.NUM_SQUARES)).astype(np.float32) * legal
-    policy /= policy.sum(1, keepdims=True) + 1e-9
-    return Batch(
-        features=features,
-        policy=policy,
-        outcome=rng.integers(0, 3, size).astype(np.int64),
-        score=rng.normal(0, 10, size).astype(np.float32),
-        ownership=rng.choice([-1.0, 0.0, 1.0], (size, _core.NUM_SQUARES)).astype(np.float32),
-        full_search=np.ones(size, np.float32),
-    )
-
-
 def evaluators(model: Path, paths: list[str]) -> dict:
     """(path, threads) -> the evaluator."""
     out = {}
@@ -159,7 +138,7 @@ def measure(args, load: str, competitor_pids: list[int]) -> dict:
     trainer = batch = None
     if args.train_steps:
         trainer = Trainer(load_network(args.model).config, TrainConfig(batch_size=args.train_batch))
-        batch = random_batch(args.train_batch, seed=1)
+        batch = Batch.random(args.train_batch, seed=1)
     result = {
         "latency": {},
         "train_step_ms": {},

@@ -21,33 +21,13 @@ import statistics
 import time
 from dataclasses import replace
 
-import numpy as np
 import torch
 
-from popucom import _core
 from popucom.benchmarks import machine_info
-from popucom.data.positions import random_features
 from popucom.infer.precision import cpu_has_bf16
 from popucom.nn import preset
-from popucom.nn.model import LEGAL_PLANE
 from popucom.train import TrainConfig, Trainer
 from popucom.train.window import Batch
-
-
-def random_batch(size: int, seed: int) -> Batch:
-    rng = np.random.default_rng(seed)
-    features = random_features(size, seed=seed, komi_range=5)
-    legal = features[:, LEGAL_PLANE].reshape(size, -1)
-    policy = rng.random((size, _core.NUM_SQUARES)).astype(np.float32) * legal
-    policy /= policy.sum(1, keepdims=True) + 1e-9
-    return Batch(
-        features=features,
-        policy=policy,
-        outcome=rng.integers(0, 3, size).astype(np.int64),
-        score=rng.normal(0, 10, size).astype(np.float32),
-        ownership=rng.choice([-1.0, 0.0, 1.0], (size, _core.NUM_SQUARES)).astype(np.float32),
-        full_search=np.ones(size, np.float32),
-    )
 
 
 def main() -> None:
@@ -69,7 +49,7 @@ def main() -> None:
         trainers["compiled_bf16"] = Trainer(preset(args.preset), replace(config, compile=True, cpu_bf16=True))
     for name in trainers:
         trainers[name].model.load_state_dict(trainers["eager"].model.state_dict())
-    batches = [random_batch(args.batch, seed) for seed in range(args.repeats + 2)]
+    batches = [Batch.random(args.batch, seed) for seed in range(args.repeats + 2)]
 
     first_steps = {}
     for name, trainer in trainers.items():

@@ -41,6 +41,27 @@ class Batch:
     def __len__(self) -> int:
         return len(self.score)
 
+    @classmethod
+    def random(cls, size: int, seed: int = 0) -> Batch:
+        """Random positions with random (but well-formed) targets, for timing training steps: a
+        step's cost does not depend on what it learns."""
+        from ..data.positions import random_features
+
+        legal_plane = [name for name, _ in _core.FEATURE_PLANES].index("legal_moves")
+        rng = np.random.default_rng(seed)
+        features = random_features(size, seed=seed, komi_range=5)
+        legal = features[:, legal_plane].reshape(size, -1)
+        policy = rng.random((size, _core.NUM_SQUARES)).astype(np.float32) * legal
+        policy /= policy.sum(1, keepdims=True) + 1e-9
+        return cls(
+            features=features,
+            policy=policy,
+            outcome=rng.integers(0, 3, size).astype(np.int64),
+            score=rng.normal(0, 10, size).astype(np.float32),
+            ownership=rng.choice([-1.0, 0.0, 1.0], (size, _core.NUM_SQUARES)).astype(np.float32),
+            full_search=np.ones(size, np.float32),
+        )
+
 
 class ReplayWindow:
     def __init__(self, shard_dir: str | Path, window_samples: int, val_fraction: float = 0.1) -> None:
