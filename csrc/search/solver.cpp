@@ -46,9 +46,7 @@ constexpr LineMasks make_line_masks() {
 constexpr LineMasks LINES = make_line_masks();
 
 // The squares one step before / after a square of b along the axis.
-Bitboard one_before(Bitboard b, int axis) {
-  return b.shifted_down(geometry::AXIS_STEP[axis]) & LINES.has_next[axis];
-}
+Bitboard one_before(Bitboard b, int axis) { return b.shifted_down(geometry::AXIS_STEP[axis]) & LINES.has_next[axis]; }
 Bitboard one_after(Bitboard b, int axis) {
   const int n = geometry::AXIS_STEP[axis];
   return Bitboard(b.lo << n, (b.hi << n) | (b.lo >> (64 - n))) & LINES.has_previous[axis];
@@ -235,8 +233,7 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
   }
   // Positions a ply from the end never get here (last_move_value), so the
   // table holds only positions that cost a search to redo.
-  store(p.hash(), best, best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT, best_move,
-        plies);
+  store(p.hash(), best, best <= alpha_in ? Bound::UPPER : best >= beta ? Bound::LOWER : Bound::EXACT, best_move, plies);
   return best;
 }
 

@@ -3,6 +3,8 @@
 // The positions mix random play, play that completes lines whenever it can
 // (much paint, long lines) and boards mostly painted already (few legal
 // moves, so games also end by a player having none).
+#include "solver.h"
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -10,7 +12,6 @@
 #include "../core/random.h"
 #include "../tests/helpers.h"
 #include "../tests/testing.h"
-#include "solver.h"
 
 using namespace popucom;
 
@@ -91,7 +92,8 @@ int painting_move(const Position& p, Rng& rng) {
 // on either side (or to its end, if it ended first).
 Position played_to(int plies, bool paint, Rng& rng) {
   Position p(static_cast<int32_t>(rng.below(9)) - 4);
-  while (plies_left(p) > plies && !p.is_terminal()) p.play_unchecked(paint ? painting_move(p, rng) : random_move(p, rng));
+  while (plies_left(p) > plies && !p.is_terminal())
+    p.play_unchecked(paint ? painting_move(p, rng) : random_move(p, rng));
   return p;
 }
 
