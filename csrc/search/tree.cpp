@@ -293,49 +293,58 @@ int SearchTree::lcb_choice(const std::vector<double>& visits, int most_visited) 
 }
 
 int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) const {
-  // Only whether a move reaches the root's exact value matters, not each
-  // move's own value: solve the root, then `choice`, then the other moves
-  // most visited first, until one does. One solver per call: its table
-  // carries over, so the moves cost little after the root.
+  // Only whether a move keeps the root's exact value matters, not each move's
+  // own value, and the search's favourites usually do: ask of `choice`, then
+  // of the other moves most visited first, "does it win?", and when none
+  // does, "does it draw?". A move proven to win (else the first proven to
+  // draw) is played; past the budget, the choice stands unless a move was
+  // proven better. Asking in the search's order finds a winning move long
+  // before a proof that no move wins (what solving the root takes), and the
+  // budget buys the search's favourites first. One solver per call: its table
+  // carries over from move to move.
   const Node& root = nodes_[0];
-  const Edge* edges = &edges_[root.first_edge];
+  if (!endgame_known_) {
+    endgame_wins_.fill(Proof::UNKNOWN);
+    endgame_draws_.fill(Proof::UNKNOWN);
+    endgame_gave_up_ = false;
+    endgame_known_ = true;
+  }
+  std::vector<int> order(root.num_edges);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ranks_above(visits, a, b); });
+  const auto at_choice = std::find(order.begin(), order.end(), choice);
+  std::rotate(order.begin(), at_choice, at_choice + 1);
   // mutable_params() may have set anything; a budget is at least one position.
   Solver solver(static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1)));
-  if (endgame_root_ == Exact::UNKNOWN) {
-    // A set-up position with few plies left on an open board can be too big to
-    // solve: past the budget the search's choice stands.
-    endgame_root_ = solver.solve(root_position_, &endgame_root_value_) ? Exact::REACHES : Exact::GAVE_UP;
-    endgame_moves_.fill(Exact::UNKNOWN);
-  }
-  if (endgame_root_ == Exact::REACHES) {
-    // The moves in the order they are tried: `choice` first, then the rest by visits.
-    std::vector<int> order(root.num_edges);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ranks_above(visits, a, b); });
-    const auto at_choice = std::find(order.begin(), order.end(), choice);
-    std::rotate(order.begin(), at_choice, at_choice + 1);
-    for (int i : order) {
-      const Exact exact = exact_move(edges[i].move, solver);
-      if (exact == Exact::REACHES) choice = i;
-      if (exact == Exact::REACHES || exact == Exact::GAVE_UP) break;
-    }
-  }
+  int found = first_proven(order, endgame_wins_, 0, solver);
+  if (found == NO_MOVE_PROVEN) found = first_proven(order, endgame_draws_, 1, solver);
   endgame_nodes_ += solver.nodes();
-  return choice;
+  return found >= 0 ? found : choice;  // every move loses, or past the budget
 }
 
-SearchTree::Exact SearchTree::exact_move(int move, Solver& solver) const {
-  Exact& known = endgame_moves_[move];
-  if (known != Exact::UNKNOWN) return known;
-  Position next = root_position_;
-  next.play_unchecked(move);
-  const bool fresh = solver.nodes() == 0;
-  int value = 0;
-  if (solver.solve(next, &value)) return known = (-value == endgame_root_value_ ? Exact::REACHES : Exact::MISSES);
-  // Past a budget the root's solve had shared, a later call's fresh solver
-  // may still succeed: only a fresh solver's give-up is final.
-  if (fresh) known = Exact::GAVE_UP;
-  return Exact::GAVE_UP;
+int SearchTree::first_proven(const std::vector<int>& order, std::array<Proof, NUM_SQUARES>& proofs, int below,
+                             Solver& solver) const {
+  // A move reaches the result when the opponent's value after it is below
+  // `below`: 0 for a win (the opponent loses), 1 for a draw or better.
+  const Edge* edges = &edges_[nodes_[0].first_edge];
+  for (int i : order) {
+    Proof& proof = proofs[edges[i].move];
+    if (proof == Proof::UNKNOWN) {
+      // A root given up on stays given up: analysis asks ten times a second,
+      // and the budget is per root, not per question.
+      if (endgame_gave_up_) return OUT_OF_BUDGET_MOVE;
+      Position next = root_position_;
+      next.play_unchecked(edges[i].move);
+      bool reaches = false;
+      if (!solver.is_below(next, below, &reaches)) {
+        endgame_gave_up_ = true;
+        return OUT_OF_BUDGET_MOVE;
+      }
+      proof = reaches ? Proof::YES : Proof::NO;
+    }
+    if (proof == Proof::YES) return i;
+  }
+  return NO_MOVE_PROVEN;
 }
 
 RootStats SearchTree::root_stats() const {

@@ -151,12 +151,16 @@ class SearchTree {
   // least lcb_selection_share of the most visited one's visits (and two).
   int lcb_choice(const std::vector<double>& visits, int most_visited) const;
   // `choice` if no root move has a better exact result (solver.h), else the
-  // most visited of those that have the best one; `choice` too when solving
-  // the root takes more than endgame_solve_max_nodes positions.
+  // most visited of those that have the best one; past endgame_solve_max_nodes
+  // positions, `choice` unless a move proven better was found first.
   int endgame_choice(const std::vector<double>& visits, int choice) const;
-  // Whether root move `move` keeps the root's exact value (memoised), or GAVE_UP.
-  enum class Exact : int8_t { UNKNOWN, REACHES, MISSES, GAVE_UP };
-  Exact exact_move(int move, Solver& solver) const;
+  enum class Proof : int8_t { UNKNOWN, YES, NO };
+  static constexpr int NO_MOVE_PROVEN = -1, OUT_OF_BUDGET_MOVE = -2;
+  // The first root edge of `order` proven to leave the opponent a value below
+  // `below` (memoised in `proofs`, per move), NO_MOVE_PROVEN when none does,
+  // or OUT_OF_BUDGET_MOVE once the solver's budget has run out at this root.
+  int first_proven(const std::vector<int>& order, std::array<Proof, NUM_SQUARES>& proofs, int below,
+                   Solver& solver) const;
   // Makes a new leaf within leaf_solve_plies of the end TERMINAL with its
   // exact outcome; false (node untouched) when it is not that close or the
   // solve runs past leaf_solve_max_nodes.
@@ -194,14 +198,14 @@ class SearchTree {
   // settings change): analysis asks for the move to play ten times a second,
   // and the exact results do not change with the visits. Not thread-safe,
   // like the rest of a tree.
-  mutable Exact endgame_root_ = Exact::UNKNOWN;  // REACHES: solved; GAVE_UP: past the budget
-  mutable int endgame_root_value_ = 0;
-  mutable std::array<Exact, NUM_SQUARES> endgame_moves_{};
+  mutable bool endgame_known_ = false;  // the proofs below are this root's
+  mutable bool endgame_gave_up_ = false;
+  mutable std::array<Proof, NUM_SQUARES> endgame_wins_{}, endgame_draws_{};  // per move
   mutable uint64_t endgame_nodes_ = 0;
   // Leaves near the end share one table (sibling leaves share most of their
   // continuations), capped at 1 MB a tree: self-play keeps a hundred trees.
   Solver leaf_solver_{0, size_t{1} << 16};
-  void forget_endgame() { endgame_root_ = Exact::UNKNOWN; }
+  void forget_endgame() { endgame_known_ = false; }
 };
 
 }  // namespace popucom

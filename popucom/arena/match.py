@@ -142,10 +142,11 @@ def search_moves(
     games: list[_core.Game],
     mine: list[int],
     temperature: Callable[[int], float] = lambda ply: 0.0,
-) -> None:
+) -> list[int]:
     """Plays one searched move in each game of `mine`, searched together from fresh trees
-    (each move gets exactly `visits`); the other games of the driver wait. temperature: the
-    move temperature at a game's ply (Player.move_temperature)."""
+    (each move gets exactly `visits`), and returns them in the order of `mine`; the other
+    games of the driver wait. temperature: the move temperature at a game's ply
+    (Player.move_temperature)."""
     search = driver.search
     for g in range(len(games)):
         if g in mine:
@@ -153,8 +154,10 @@ def search_moves(
         search.set_visit_target(g, visits if g in mine else 0)
     while not all(search.done(g) for g in mine):
         driver.step()
-    for g in mine:
-        games[g].play(search.choose_move(g, temperature(games[g].position.ply)))
+    chosen = [search.choose_move(g, temperature(games[g].position.ply)) for g in mine]
+    for g, move in zip(mine, chosen):
+        games[g].play(move)
+    return chosen
 
 
 def records_jsonl(records: list[GameRecord]) -> str:

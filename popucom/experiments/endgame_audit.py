@@ -1,6 +1,7 @@
 """How often a player throws the exact result away near the end of its games: ONE JSON line.
 
     python -m popucom.experiments.endgame_audit GAMES.jsonl [--player NAME] --plies 7 8 9 10
+    python -m popucom.experiments.endgame_audit GAMES.jsonl --player NAME --plies 7 8 --replay SPEC [SPEC ...]
     python -m popucom.experiments.endgame_audit GAMES.jsonl --play A B --games G [--openings-plies 4]
                                                 [--threads 1] [--seed 0] [--player NAME] --plies 7 8
 
@@ -12,6 +13,11 @@ per N: positions, critical ones, how many of those lost value, that share and it
 interval, and the solver's positions visited and CPU seconds. Every position is solved exactly
 (_core.audit_move: the position, the move played, and the other moves only as far as needed to
 tell whether one is worse, one table), so the figures are deterministic.
+
+With --replay SPEC [SPEC ...], each SPEC's player (an arena player spec) decides every audited
+position afresh (all of them searched at once from fresh trees, as the arena plays), and its
+move is audited instead of the recorded one: the same positions for every setting compared, so
+the comparison is paired. Each replay reports its horizons and its CPU seconds per decision.
 
 With --play, A and B (arena player specs: best, model.pt@visits=N, uct:N, ...) first play G
 games (G/2 random openings of --openings-plies plies, each with both colours), appended to
@@ -27,11 +33,15 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from popucom import _core
-from popucom.arena.match import GameRecord, append_records, make_openings, play_match, read_records
+from popucom.arena.match import GameRecord, append_records, make_openings, play_match, read_records, search_moves
 from popucom.arena.ratings import wilson_interval
 from popucom.benchmarks import machine_info
+
+if TYPE_CHECKING:
+    from popucom.player import Player
 
 MAX_PLIES = 12  # the solver's cost grows ~5x a ply: 10 plies take about a second per move
 
@@ -45,19 +55,19 @@ class AuditedMove:
     critical: bool  # some legal move's value differs from another's
 
 
-def audited_positions(record: GameRecord, plies: int, player: str | None) -> list[tuple[_core.Position, int]]:
+def audited_positions(record: GameRecord, plies: int, player: str | None) -> list[tuple[int, _core.Position, int]]:
     """The positions of a game with exactly `plies` plies left and `player` (any, if None) to
-    move, each with the move played there. A game that ended early (a player without a legal
-    move) may have none."""
+    move, each with its ply in the game and the move played there. A game that ended early (a
+    player without a legal move) may have none."""
     moves = _core.parse_record(record.moves)
     positions = _core.Game.from_record(record.moves, komi=record.komi).positions()
     found = []
-    for position, move in zip(positions, moves):
+    for ply, (position, move) in enumerate(zip(positions, moves)):
         if sum(position.moves_left) != plies or position.is_over:
             continue
         mover = record.black if position.to_move == _core.Color.BLACK else record.white
         if player is None or mover == player:
-            found.append((position, move))
+            found.append((ply, position, move))
     return found
 
 
@@ -67,27 +77,79 @@ def audit_move(position: _core.Position, move: int, plies: int) -> tuple[Audited
     return AuditedMove(best=best, played=played, critical=critical), nodes
 
 
-def audit(records: list[GameRecord], plies: int, player: str | None) -> dict:
-    """The audit at one horizon (see the module docstring)."""
-    positions = critical = lost = nodes = 0
+Memo = dict[tuple[int, int, int], tuple[AuditedMove, int]]
+
+
+def audit_moves(moves: list[tuple[_core.Position, int]], plies: int, memo: Memo | None = None) -> dict:
+    """The audit of these (position, move) pairs, each with `plies` plies left. `memo` keeps
+    each pair's exact result for the next audit of the same positions (replays mostly choose
+    the moves already audited); a remembered pair counts its positions visited again, so the
+    figures but cpu_seconds (this audit's own solving) do not depend on the order of audits."""
+    critical = lost = nodes = 0
     start = time.process_time()
-    for record in records:
-        for position, move in audited_positions(record, plies, player):
-            result, visited = audit_move(position, move, plies)
-            positions += 1
-            nodes += visited
-            critical += result.critical
-            lost += result.played < result.best
+    for position, move in moves:
+        key = (position.hash, position.komi, move)
+        found = memo.get(key) if memo is not None else None
+        if found is None:
+            found = audit_move(position, move, plies)
+            if memo is not None:
+                memo[key] = found
+        result, visited = found
+        nodes += visited
+        critical += result.critical
+        lost += result.played < result.best
     low, high = wilson_interval(lost, critical)
     return {
         "plies": plies,
-        "positions": positions,
+        "positions": len(moves),
         "critical": critical,
         "lost": lost,
         "share": round(lost / critical, 4) if critical else None,
         "interval": [round(low, 4), round(high, 4)],
         "nodes": nodes,
         "cpu_seconds": round(time.process_time() - start, 2),
+    }
+
+
+def audit(records: list[GameRecord], plies: int, player: str | None, memo: Memo | None = None) -> dict:
+    """The audit of the moves played, at one horizon (see the module docstring)."""
+    found = [(position, move) for r in records for _, position, move in audited_positions(r, plies, player)]
+    return audit_moves(found, plies, memo)
+
+
+def replayed_moves(
+    records: list[GameRecord], plies: int, player: str | None, replayer: Player
+) -> list[tuple[_core.Position, int]]:
+    """The audited positions of one horizon, each with the move `replayer` chooses there."""
+    games, positions = [], []
+    for record in records:
+        moves = record.moves.split()
+        for ply, position, _ in audited_positions(record, plies, player):
+            games.append(_core.Game.from_record(" ".join(moves[:ply]), komi=record.komi))
+            positions.append(position)
+    if not games:
+        return []
+    if not replayer.is_model:
+        return [(p, replayer.bot_move(p)) for p in positions]
+    chosen = search_moves(replayer.many_games(len(games)), replayer.visits, games, list(range(len(games))))
+    return list(zip(positions, chosen))
+
+
+def replay_audit(
+    records: list[GameRecord], horizons: list[int], player: str | None, replayer: Player, memo: Memo | None = None
+) -> dict:
+    """The audit of the moves `replayer` chooses at the audited positions, at each horizon."""
+    lines, decided, decide_s = [], 0, 0.0
+    for plies in horizons:
+        start = time.process_time()
+        moves = replayed_moves(records, plies, player, replayer)
+        decide_s += time.process_time() - start
+        decided += len(moves)
+        lines.append(audit_moves(moves, plies, memo))
+    return {
+        "replay": replayer.name,
+        "horizons": lines,
+        "cpu_seconds_per_decision": round(decide_s / decided, 4) if decided else None,
     }
 
 
@@ -112,6 +174,13 @@ def play_games(a: str, b: str, games: int, opening_plies: int, threads: int, see
     return len(records)
 
 
+def replayer(spec: str, threads: int, seed: int) -> Player:
+    """The player of a --replay spec, named with its settings (popucom-small-v11@200,KEY=VALUE)."""
+    from popucom.player import Player
+
+    return Player.from_spec(spec, threads=threads, seed=seed)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("games", type=Path, help="game records (the arena's games.jsonl)")
@@ -122,6 +191,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--openings-plies", type=int, default=4, help="random plies before each game (--play)")
     parser.add_argument("--threads", type=int, default=1, help="network threads (--play)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings (--play)")
+    parser.add_argument("--replay", nargs="+", metavar="SPEC", default=[], help="audit these players' moves instead")
     args = parser.parse_args(argv)
     if not all(1 <= n <= MAX_PLIES for n in args.plies):
         raise SystemExit(f"endgame_audit: --plies must be 1-{MAX_PLIES}")
@@ -130,18 +200,21 @@ def main(argv: list[str] | None = None) -> None:
         if args.play:
             play_games(*args.play, args.count, args.openings_plies, args.threads, args.seed, args.games)
         records = read_records(args.games)
+        replayers = [replayer(spec, args.threads, seed=i) for i, spec in enumerate(args.replay)]
     except (OSError, ValueError) as e:
         raise SystemExit(f"endgame_audit: {e}") from None
     if args.player is not None:
         records = [r for r in records if args.player in (r.black, r.white)]
         if not records:
             raise SystemExit(f"endgame_audit: no game of {args.player} in {args.games}")
+    memo: Memo = {}
     line = {
         "benchmark": "endgame_audit",
         "games_file": str(args.games),
         "player": args.player,
         "games": len(records),
-        "horizons": [audit(records, n, args.player) for n in args.plies],
+        "horizons": [audit(records, n, args.player, memo) for n in args.plies],
+        "replays": [replay_audit(records, args.plies, args.player, r, memo) for r in replayers],
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(json.dumps(line | {"machine": machine_info()}))

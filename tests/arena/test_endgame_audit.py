@@ -75,6 +75,32 @@ def test_the_audit_counts_what_a_brute_force_recount_finds(bot_games, player):
         assert lost_any > 0  # the recount had something to find
 
 
+def test_a_replay_decides_the_same_positions_and_the_solver_keeps_their_value(bot_games):
+    # The positions, and so which are critical, are the recorded games'; only the moves change.
+    # With its endgame solve reaching the horizon, a model never throws a value away there.
+    records = read_records(bot_games)
+    model = "weights/popucom-small-v1.onnx@visits=8"
+    horizons = [1, 2, 3]
+    solving = endgame_audit.replay_audit(records, horizons, "random", endgame_audit.replayer(model, 1, seed=0))
+    blind = endgame_audit.replay_audit(
+        records, horizons, "random", endgame_audit.replayer(f"{model},endgame_solve_plies=0", 1, seed=0)
+    )
+    assert blind["replay"] == "popucom-small-v1@8,endgame_solve_plies=0"
+    for plies, with_solve, without in zip(horizons, solving["horizons"], blind["horizons"]):
+        recorded = endgame_audit.audit(records, plies, "random")
+        memo: dict = {}
+        for _ in range(2):  # remembered results count as solved ones
+            remembered = endgame_audit.audit(records, plies, "random", memo)
+            assert {**remembered, "cpu_seconds": 0} == {**recorded, "cpu_seconds": 0}
+        for line in (with_solve, without):
+            assert (line["positions"], line["critical"]) == (recorded["positions"], recorded["critical"])
+        assert with_solve["lost"] == 0
+    assert sum(line["critical"] for line in solving["horizons"]) > 0  # it had something to keep
+    assert solving["cpu_seconds_per_decision"] > 0
+    moves = endgame_audit.replayed_moves(records, 2, "random", endgame_audit.replayer("greedy", 1, seed=0))
+    assert moves and all(move in position.legal_moves() for position, move in moves)
+
+
 def test_solve_moves_matches_a_plain_negamax():
     # Random positions 2 to 4 plies from the end, komi either side; each move's value at 2 (at
     # 3 and 4 each would cost a negamax of its own in Python: there they must give the root's).
@@ -115,7 +141,13 @@ def test_the_cli_plays_then_audits_one_json_line(tmp_path, capsys):
     assert line["benchmark"] == "endgame_audit" and line["games"] == 2 and line["player"] == "uct:8"
     assert [h["plies"] for h in line["horizons"]] == [2, 3]
     assert all(h["positions"] >= 1 and 0 <= h["lost"] <= h["critical"] <= h["positions"] for h in line["horizons"])
-    assert "cpu" in line["machine"]
+    assert "cpu" in line["machine"] and line["replays"] == []
+    endgame_audit.main([str(path), "--player", "uct:8", "--plies", "2", "--replay", "greedy", "random"])
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert [r["replay"] for r in line["replays"]] == ["greedy", "random"]
+    assert all(r["horizons"][0]["positions"] == line["horizons"][0]["positions"] for r in line["replays"])
+    with pytest.raises(SystemExit, match="unknown player"):
+        endgame_audit.main([str(path), "--plies", "2", "--replay", "nonsense"])
     with pytest.raises(SystemExit, match="--plies"):
         endgame_audit.main([str(path), "--plies", "13"])
     with pytest.raises(SystemExit, match="no game of nobody"):

@@ -39,7 +39,7 @@ def crafted(source, target, **config_changes):
 # torch: a loader that builds the network first dies of MemoryError there instead of taking the
 # machine (a crafted d_model of 65536 asks for tens of GB).
 CAPPED_LOAD = textwrap.dedent(
-    """
+    r"""
     import json, re, resource, sys, time
     from popucom.nn.checkpoint import load_network
 
