@@ -96,7 +96,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     model = args.model or newest_for_cpu()
-    records = read_records(args.games_file)[: args.games]
+    try:
+        records = read_records(args.games_file)[: args.games]
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"endgame_move_time: {e}") from None
     if not records:
         raise SystemExit(f"endgame_move_time: no game in {args.games_file}")
     started = time.perf_counter()
