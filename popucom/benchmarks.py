@@ -246,32 +246,11 @@ def position_before_end(moves: list[int], plies: int) -> _core.Position | None:
     return position if sum(position.moves_left) == plies and not position.is_over else None
 
 
-def solve_all(positions: list[_core.Position], plies: int) -> dict:
-    """Solves each position `plies` plies deep, each timed in process time: the values (as a
-    string of + 0 -), the positions visited, the CPU seconds in all, median and slowest."""
-    values, nodes, seconds = [], [], []
-    for position in positions:
-        start = time.process_time()
-        value, visited = _core.solve_counted(position, plies)
-        seconds.append(time.process_time() - start)
-        values.append(value)
-        nodes.append(visited)
-    total = sum(seconds)
-    return {
-        "plies": plies,
-        "positions": len(positions),
-        "values": "".join("-0+"[v + 1] for v in values),
-        "nodes": sum(nodes),
-        "cpu_seconds": round(total, 3),
-        "median_ms": round(1000 * statistics.median(seconds), 2),
-        "slowest_s": round(max(seconds), 3),
-        "nodes_per_cpu_second": round(sum(nodes) / total) if total > 0 else None,
-    }
-
-
 def solve_each(positions: list[_core.Position], plies: int) -> dict:
-    """solve_all's figures with the positions visited per position, the median and the most:
-    the figures that two builds, or two loads on a shared machine, give alike."""
+    """Solves each position `plies` plies deep, each timed in process time: the values (as a
+    string of + 0 -), the positions visited (in all, the median and the most: the figures that
+    two builds, or two loads on a shared machine, give alike), the CPU seconds in all, median
+    and slowest."""
     values, nodes, seconds = [], [], []
     for position in positions:
         start = time.process_time()
