@@ -255,6 +255,29 @@ TEST(search, lcb_selection_plays_the_best_lower_bound_among_well_visited_moves) 
   CHECK_EQ(tree.choose_move(0), stats[0].move);
 }
 
+namespace {
+
+// The moves two searches of `p` (same seed and visits, a clueless evaluator)
+// play: one without the endgame solve, one with it at six plies, that one
+// also at temperature 1.
+struct EndgameChoices {
+  int own, played, sampled;
+};
+EndgameChoices endgame_choices(const Position& p, uint64_t seed, int visits) {
+  SearchParams params;
+  params.endgame_solve_plies = 0;
+  SearchTree plain(params, seed), solved(params, seed);
+  solved.mutable_params().endgame_solve_plies = 6;
+  plain.reset(p);
+  solved.reset(p);
+  search_serial(plain, visits, uniform_evaluation);
+  search_serial(solved, visits, uniform_evaluation);
+  const int played = solved.choose_move(0);
+  return {plain.choose_move(0), played, solved.choose_move(1.0)};
+}
+
+}  // namespace
+
 TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
   // Black's last move: c5 alone wins. Three visits of a clueless evaluator
   // cannot know; the solver can.
@@ -285,21 +308,14 @@ TEST(search, endgame_solving_plays_the_winning_move_a_short_search_misses) {
   for (Bitboard legal = last.legal_moves(); legal.any();)
     best_value = std::max(best_value, exact_after(legal.pop_lowest()));
   for (uint64_t seed = 1; seed <= 5; ++seed) {
-    SearchParams params;
-    params.endgame_solve_plies = 0;
-    SearchTree plain(params, seed), solved(params, seed);
-    solved.mutable_params().endgame_solve_plies = 6;
-    plain.reset(last);
-    solved.reset(last);
-    search_serial(plain, 20, uniform_evaluation);
-    search_serial(solved, 20, uniform_evaluation);
-    const int own = plain.choose_move(0), played = solved.choose_move(0);
-    CHECK_EQ(exact_after(played), best_value);
-    if (exact_after(own) == best_value) CHECK_EQ(played, own);
+    const EndgameChoices choices = endgame_choices(last, seed, 20);
+    CHECK_EQ(exact_after(choices.played), best_value);
+    if (exact_after(choices.own) == best_value) CHECK_EQ(choices.played, choices.own);
     // What a root's solve found is kept for that root (asked again, after more
     // visits: the same exact answer) and forgotten when the root moves on.
+    SearchParams params;
+    params.endgame_solve_plies = 6;
     SearchTree moved(params, seed);
-    moved.mutable_params().endgame_solve_plies = 6;
     moved.reset(endgame());
     search_serial(moved, 20, uniform_evaluation);
     CHECK_EQ(moved.choose_move(0), parse_square("c5"));
@@ -399,19 +415,11 @@ TEST(search, the_endgame_choice_keeps_the_exact_value_and_the_searchs_move_when_
     };
     int best = -1;
     for (Bitboard legal = p.legal_moves(); legal.any();) best = std::max(best, exact_after(legal.pop_lowest()));
-    SearchParams params;
-    params.endgame_solve_plies = 0;
-    SearchTree plain(params, tried), solved(params, tried);
-    solved.mutable_params().endgame_solve_plies = 6;
-    plain.reset(p);
-    solved.reset(p);
-    search_serial(plain, 12, uniform_evaluation);
-    search_serial(solved, 12, uniform_evaluation);
-    const int own = plain.choose_move(0), played = solved.choose_move(0);
-    CHECK_EQ(exact_after(played), best);
-    const bool keeps = exact_after(own) == best;
-    if (keeps) CHECK_EQ(played, own);
-    CHECK_EQ(exact_after(solved.choose_move(1.0)), best);  // sampled, as self-play does
+    const EndgameChoices choices = endgame_choices(p, tried, 12);
+    CHECK_EQ(exact_after(choices.played), best);
+    const bool keeps = exact_after(choices.own) == best;
+    if (keeps) CHECK_EQ(choices.played, choices.own);
+    CHECK_EQ(exact_after(choices.sampled), best);  // sampled, as self-play does
     ++seen[{best, keeps || best < 0}];
   }
   CHECK_EQ(static_cast<int>(seen.size()), 5);  // won/drawn, kept or not; lost (always kept)
