@@ -10,7 +10,9 @@ the play default: `best` at the engine's default visits.
 `rating` is each level's Bradley-Terry Elo on one scale with the network-free bots and the
 shipped versions (random = 0), measured by `python -m popucom.experiments.levels`
 (docs/play_settings.md, "Difficulty levels"); the table is ordered by it. `best` moves on when
-a version ships, so `strongest` is measured again then (the other levels name their versions).
+a version ships, so `strongest` is measured again then (the other levels name their versions
+and the exact-endgame horizon they were rated with, 6 plies, so that a new play default leaves
+them as rated; `strongest` was rated at 6 and now plays exactly from 9).
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "casual",
-        "popucom-small-v1@visits=8",
+        "popucom-small-v1@visits=8,endgame_solve_plies=6",
         1403,
         "the first shipped model at 8 visits, its first 10 plies sampled",
         temperature=1.0,
@@ -91,7 +93,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "intermediate",
-        "popucom-small-v2@visits=8",
+        "popucom-small-v2@visits=8,endgame_solve_plies=6",
         1532,
         "the second shipped model at 8 visits, its first 8 plies sampled",
         temperature=1.0,
@@ -99,7 +101,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "advanced",
-        "popucom-small-v4@visits=16",
+        "popucom-small-v4@visits=16,endgame_solve_plies=6",
         1705,
         "the fourth shipped model at 16 visits, its first 8 plies sampled",
         temperature=1.0,
@@ -107,7 +109,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "expert",
-        "popucom-small-v11@visits=16",
+        "popucom-small-v11@visits=16,endgame_solve_plies=6",
         1905,
         "the eleventh shipped model at 16 visits, its first 8 plies sampled at half temperature",
         temperature=0.5,

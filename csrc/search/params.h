@@ -26,12 +26,12 @@
   X(double, lcb_selection_share, 0.1, 0, 1,                                                                          \
     "a move played at temperature 0 is the best LCB among moves with at least this share of the top visits "         \
     "(0: the most visited)")                                                                                         \
-  X(int, endgame_solve_plies, 6, 0, HUGE_VAL,                                                                        \
+  X(int, endgame_solve_plies, 9, 0, HUGE_VAL,                                                                        \
     "a move played with at most this many plies left has the best exact result (alpha-beta), at any temperature: "   \
     "the search's choice if it has, else the most visited that has (0: off)")                                        \
   X(int, endgame_solve_max_nodes, 50000000, 1, HUGE_VAL,                                                             \
-    "positions the endgame solver may visit per move, the last ply's included (~1 s); past it the search's "         \
-    "choice stands")                                                                                                 \
+    "positions the endgame solver may visit per move, the last ply's included (3-4 CPU s); past it the search's "    \
+    "choice stands unless a move was proven better first")                                                           \
   X(int, leaf_solve_plies, 0, 0, HUGE_VAL,                                                                           \
     "a new leaf (not the root) with at most this many plies left is solved exactly instead of evaluated: its "       \
     "result and margin under best play, a terminal node from then on (0: off)")                                      \
