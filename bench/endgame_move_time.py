@@ -27,11 +27,6 @@ from pathlib import Path
 LAST_PLIES = 12  # the plies where an endgame solve can run at all
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
 def time_games(model: Path, records: list, visits: int, settings: list[str], threads: int) -> list[dict]:
     from popucom import _core
     from popucom.player import Player
@@ -70,7 +65,7 @@ def time_games(model: Path, records: list, visits: int, settings: list[str], thr
             "game_s": round(statistics.median(per_game[i]), 3),
             "last_plies_s": round(statistics.median(last[i]), 3),
             "move_mean_s": round(statistics.mean(per_move[i]), 4),
-            "move_p90_s": round(percentile(per_move[i], 0.9), 4),
+            "move_p90_s": round(statistics.quantiles(per_move[i], n=10, method="inclusive")[-1], 4),
             "move_max_s": round(max(per_move[i]), 4),
             "game_ratio": round(statistics.median(t / f for t, f in zip(per_game[i], per_game[0])), 3),
         }

@@ -355,6 +355,15 @@ std::pair<int, int> minimax_outcome(const Position& p) {
 
 int minimax(const Position& p) { return minimax_outcome(p).first; }
 
+// `p` played on with random legal moves until `plies` plies are left (or the game ends first).
+Position played_randomly_to(Position p, int plies, Rng& rng) {
+  while (plies_left(p) > plies && !p.is_terminal()) {
+    const Bitboard legal = p.legal_moves();
+    p.play_unchecked(legal.select(static_cast<int>(rng.below(static_cast<uint32_t>(legal.count())))));
+  }
+  return p;
+}
+
 }  // namespace
 
 TEST(search, solver_with_its_table_matches_plain_minimax) {
@@ -362,12 +371,7 @@ TEST(search, solver_with_its_table_matches_plain_minimax) {
   int decided = 0;
   for (int game = 0; game < 24; ++game) {
     // Komi on either side and 3 or 4 plies left, so the last move is Black's or White's.
-    Position p(static_cast<int32_t>(rng.below(9)) - 4);
-    const int stop_at = 3 + game % 2;
-    while (plies_left(p) > stop_at && !p.is_terminal()) {
-      const Bitboard legal = p.legal_moves();
-      p.play_unchecked(legal.select(static_cast<int>(rng.below(static_cast<uint32_t>(legal.count())))));
-    }
+    const Position p = played_randomly_to(Position(static_cast<int32_t>(rng.below(9)) - 4), 3 + game % 2, rng);
     if (p.is_terminal()) continue;
     Solver solver;  // one table for the position and all its children, as the endgame choice uses it
     int value = 9;
@@ -401,12 +405,7 @@ TEST(search, the_endgame_choice_keeps_the_exact_value_and_the_searchs_move_when_
   Rng rng(31);
   std::map<std::pair<int, bool>, int> seen;  // (root value, the search's choice keeps it) -> positions
   for (int tried = 0; tried < 2000 && seen.size() < 5; ++tried) {
-    Position p(static_cast<int32_t>(rng.below(9)) - 4);
-    const int stop_at = 2 + tried % 3;
-    while (plies_left(p) > stop_at && !p.is_terminal()) {
-      const Bitboard legal = p.legal_moves();
-      p.play_unchecked(legal.select(static_cast<int>(rng.below(static_cast<uint32_t>(legal.count())))));
-    }
+    const Position p = played_randomly_to(Position(static_cast<int32_t>(rng.below(9)) - 4), 2 + tried % 3, rng);
     if (p.is_terminal()) continue;
     const auto exact_after = [&](int move) {
       Position next = p;
@@ -430,11 +429,8 @@ TEST(search, leaves_near_the_end_are_solved_not_evaluated) {
   // terminal node after one visit each, its value and score exact, and no
   // leaf below the root needs the network.
   Rng rng(7);
-  Position p(-2);
-  while (plies_left(p) > 5) {
-    const Bitboard legal = p.legal_moves();
-    p.play_unchecked(legal.select(static_cast<int>(rng.below(static_cast<uint32_t>(legal.count())))));
-  }
+  const Position p = played_randomly_to(Position(-2), 5, rng);
+  CHECK_EQ(plies_left(p), 5);
   SearchParams params;
   params.leaf_solve_plies = 4;
   params.endgame_solve_plies = 0;

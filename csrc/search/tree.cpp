@@ -303,12 +303,6 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   // budget buys the search's favourites first. One solver per call: its table
   // carries over from move to move.
   const Node& root = nodes_[0];
-  if (!endgame_known_) {
-    endgame_wins_.fill(Proof::UNKNOWN);
-    endgame_draws_.fill(Proof::UNKNOWN);
-    endgame_gave_up_ = false;
-    endgame_known_ = true;
-  }
   std::vector<int> order(root.num_edges);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ranks_above(visits, a, b); });

@@ -198,14 +198,17 @@ class SearchTree {
   // settings change): analysis asks for the move to play ten times a second,
   // and the exact results do not change with the visits. Not thread-safe,
   // like the rest of a tree.
-  mutable bool endgame_known_ = false;  // the proofs below are this root's
   mutable bool endgame_gave_up_ = false;
   mutable std::array<Proof, NUM_SQUARES> endgame_wins_{}, endgame_draws_{};  // per move
   mutable uint64_t endgame_nodes_ = 0;
   // Leaves near the end share one table (sibling leaves share most of their
   // continuations), capped at 1 MB a tree: self-play keeps a hundred trees.
   Solver leaf_solver_{0, size_t{1} << 16};
-  void forget_endgame() { endgame_known_ = false; }
+  void forget_endgame() {
+    endgame_wins_.fill(Proof::UNKNOWN);
+    endgame_draws_.fill(Proof::UNKNOWN);
+    endgame_gave_up_ = false;
+  }
 };
 
 }  // namespace popucom

@@ -123,9 +123,12 @@ def replayed_moves(
     """The audited positions of one horizon, each with the move `replayer` chooses there."""
     games, positions = [], []
     for record in records:
-        moves = record.moves.split()
+        moves = _core.parse_record(record.moves)
         for ply, position, _ in audited_positions(record, plies, player):
-            games.append(_core.Game.from_record(" ".join(moves[:ply]), komi=record.komi))
+            game = _core.Game(record.komi)
+            for move in moves[:ply]:
+                game.play(move)
+            games.append(game)
             positions.append(position)
     if not games:
         return []
