@@ -1,4 +1,5 @@
 // Runs the native tests: `popucom_cpp_tests [suite ...]` (all suites if none).
+#include <chrono>
 #include <cstdlib>
 #include <set>
 
@@ -28,13 +29,17 @@ int main(int argc, char** argv) {
   for (const auto& c : testing::registry()) {
     if (!suites.empty() && !suites.count(c.suite)) continue;
     const int before = testing::failures;
+    const auto started = std::chrono::steady_clock::now();
     try {
       c.body();
     } catch (const std::exception& e) { testing::fail(__FILE__, __LINE__, c.name + " threw: " + e.what()); }
     ++run;
     const bool ok = testing::failures == before;
     failed_cases += !ok;
-    std::cout << (ok ? "ok   " : "FAIL ") << c.suite << "." << c.name << "\n";
+    // Each case's time, so that a slow one shows (the suite runs inside the default test run).
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    std::cout << (ok ? "ok   " : "FAIL ") << c.suite << "." << c.name << " (" << ms << " ms)\n";
   }
   std::cout << (run - failed_cases) << " passed, " << failed_cases << " failed\n";
   return (failed_cases == 0 && run > 0) ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -18,6 +18,8 @@ With --replay SPEC [SPEC ...], each SPEC's player (an arena player spec) decides
 position afresh (all of them searched at once from fresh trees, as the arena plays), and its
 move is audited instead of the recorded one: the same positions for every setting compared, so
 the comparison is paired. Each replay reports its horizons and its CPU seconds per decision.
+--replays-only skips the audit of the recorded moves (its "horizons" are then empty), which at
+ten plies left takes seconds a position.
 
 With --play, A and B (arena player specs: best, model.pt@visits=N, uct:N, ...) first play G
 games (G/2 random openings of --openings-plies plies, each with both colours), appended to
@@ -85,9 +87,12 @@ def audit_moves(moves: list[tuple[_core.Position, int]], plies: int, memo: Memo 
     each pair's exact result for the next audit of the same positions (replays mostly choose
     the moves already audited); a remembered pair counts its positions visited again, so the
     figures but cpu_seconds (this audit's own solving) do not depend on the order of audits."""
+    from tqdm import tqdm
+
     critical = lost = nodes = 0
     start = time.process_time()
-    for position, move in moves:
+    # Ten plies and more take seconds a position: show how far the audit is (on stderr).
+    for position, move in tqdm(moves, desc=f"audit {plies} plies", unit="position", leave=False, dynamic_ncols=True):
         key = (position.hash, position.komi, move)
         found = memo.get(key) if memo is not None else None
         if found is None:
@@ -195,6 +200,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="network threads (--play)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings (--play)")
     parser.add_argument("--replay", nargs="+", metavar="SPEC", default=[], help="audit these players' moves instead")
+    parser.add_argument(
+        "--replays-only", action="store_true", help="with --replay, skip the audit of the recorded moves (it is slow)"
+    )
     args = parser.parse_args(argv)
     if not all(1 <= n <= MAX_PLIES for n in args.plies):
         raise SystemExit(f"endgame_audit: --plies must be 1-{MAX_PLIES}")
@@ -211,12 +219,13 @@ def main(argv: list[str] | None = None) -> None:
         if not records:
             raise SystemExit(f"endgame_audit: no game of {args.player} in {args.games}")
     memo: Memo = {}
+    recorded = [] if args.replays_only and replayers else [audit(records, n, args.player, memo) for n in args.plies]
     line = {
         "benchmark": "endgame_audit",
         "games_file": str(args.games),
         "player": args.player,
         "games": len(records),
-        "horizons": [audit(records, n, args.player, memo) for n in args.plies],
+        "horizons": recorded,
         "replays": [replay_audit(records, args.plies, args.player, r, memo) for r in replayers],
         "seconds": round(time.perf_counter() - started, 1),
     }

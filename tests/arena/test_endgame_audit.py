@@ -146,6 +146,11 @@ def test_the_cli_plays_then_audits_one_json_line(tmp_path, capsys):
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert [r["replay"] for r in line["replays"]] == ["greedy", "random"]
     assert all(r["horizons"][0]["positions"] == line["horizons"][0]["positions"] for r in line["replays"])
+    endgame_audit.main([str(path), "--player", "uct:8", "--plies", "2", "--replay", "greedy", "--replays-only"])
+    only = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    counts = [{k: h[k] for k in ("plies", "positions", "critical", "lost")} for h in line["replays"][0]["horizons"]]
+    assert only["horizons"] == []
+    assert [{k: h[k] for k in counts[0]} for h in only["replays"][0]["horizons"]] == counts
     with pytest.raises(SystemExit, match="unknown player"):
         endgame_audit.main([str(path), "--plies", "2", "--replay", "nonsense"])
     with pytest.raises(SystemExit, match="--plies"):

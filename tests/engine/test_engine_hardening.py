@@ -232,7 +232,11 @@ def test_a_nan_during_analysis_ends_the_stream_and_the_engine_goes_on(model_engi
 
 
 INTERRUPTED_ENGINE = """
+import signal
 import sys
+# Python keeps SIGINT ignored when it starts with it ignored, as every process started from a
+# background job in a shell does (a test run under nohup ... &): Ctrl-C from a terminal has it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import popucom.player as player_module
 from popucom.cli import main
 from popucom.infer import TinyEvaluator
