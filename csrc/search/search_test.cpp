@@ -263,11 +263,12 @@ namespace {
 struct EndgameChoices {
   int own, played, sampled;
 };
-EndgameChoices endgame_choices(const Position& p, uint64_t seed, int visits) {
+EndgameChoices endgame_choices(const Position& p, uint64_t seed, int visits, int max_nodes = 50000000) {
   SearchParams params;
   params.endgame_solve_plies = 0;
   SearchTree plain(params, seed), solved(params, seed);
   solved.mutable_params().endgame_solve_plies = 6;
+  solved.mutable_params().endgame_solve_max_nodes = max_nodes;
   plain.reset(p);
   solved.reset(p);
   search_serial(plain, visits, uniform_evaluation);
@@ -364,6 +365,19 @@ Position played_randomly_to(Position p, int plies, Rng& rng) {
   return p;
 }
 
+// A random game's position `plies` from the end, with komi -4..4.
+Position random_endgame(int plies, Rng& rng) {
+  return played_randomly_to(Position(static_cast<int32_t>(rng.below(9)) - 4), plies, rng);
+}
+
+// The exact value of `move` at `p` for its mover: minus its child's, by `value_of` (minimax or a solve).
+template <class ValueOf>
+int value_after(const Position& p, int move, ValueOf value_of) {
+  Position next = p;
+  next.play_unchecked(move);
+  return -value_of(next);
+}
+
 }  // namespace
 
 TEST(search, solver_with_its_table_matches_plain_minimax) {
@@ -371,7 +385,7 @@ TEST(search, solver_with_its_table_matches_plain_minimax) {
   int decided = 0;
   for (int game = 0; game < 24; ++game) {
     // Komi on either side and 3 or 4 plies left, so the last move is Black's or White's.
-    const Position p = played_randomly_to(Position(static_cast<int32_t>(rng.below(9)) - 4), 3 + game % 2, rng);
+    const Position p = random_endgame(3 + game % 2, rng);
     if (p.is_terminal()) continue;
     Solver solver;  // one table for the position and all its children, as the endgame choice uses it
     int value = 9;
@@ -405,13 +419,9 @@ TEST(search, the_endgame_choice_keeps_the_exact_value_and_the_searchs_move_when_
   Rng rng(31);
   std::map<std::pair<int, bool>, int> seen;  // (root value, the search's choice keeps it) -> positions
   for (int tried = 0; tried < 2000 && seen.size() < 5; ++tried) {
-    const Position p = played_randomly_to(Position(static_cast<int32_t>(rng.below(9)) - 4), 2 + tried % 3, rng);
+    const Position p = random_endgame(2 + tried % 3, rng);
     if (p.is_terminal()) continue;
-    const auto exact_after = [&](int move) {
-      Position next = p;
-      next.play_unchecked(move);
-      return -minimax(next);
-    };
+    const auto exact_after = [&](int move) { return value_after(p, move, minimax); };
     int best = -1;
     for (Bitboard legal = p.legal_moves(); legal.any();) best = std::max(best, exact_after(legal.pop_lowest()));
     const EndgameChoices choices = endgame_choices(p, tried, 12);
@@ -422,6 +432,28 @@ TEST(search, the_endgame_choice_keeps_the_exact_value_and_the_searchs_move_when_
     ++seen[{best, keeps || best < 0}];
   }
   CHECK_EQ(static_cast<int>(seen.size()), 5);  // won/drawn, kept or not; lost (always kept)
+}
+
+TEST(search, a_short_endgame_budget_never_plays_worse_than_the_searchs_choice) {
+  // Positions 3-6 plies from the end, budgets from one position up: the move
+  // played is never worse than the search's own choice (a move replaces it
+  // only when proven better), and the budgets still find better moves.
+  Rng rng(43);
+  int improved = 0;
+  for (int tried = 0; tried < 60; ++tried) {
+    const Position p = random_endgame(3 + tried % 4, rng);
+    if (p.is_terminal()) continue;
+    // The solver, held to minimax by solver_test (minimax itself takes minutes at six plies).
+    const auto exact_after = [&](int move) {
+      return value_after(p, move, [](const Position& q) { return solve(q, 6); });
+    };
+    for (int max_nodes : {1, 30, 300, 3000}) {
+      const EndgameChoices choices = endgame_choices(p, tried, 12, max_nodes);
+      CHECK(exact_after(choices.played) >= exact_after(choices.own));
+      improved += exact_after(choices.played) > exact_after(choices.own);
+    }
+  }
+  CHECK(improved > 0);
 }
 
 TEST(search, leaves_near_the_end_are_solved_not_evaluated) {
