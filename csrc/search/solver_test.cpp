@@ -131,7 +131,7 @@ std::vector<Position> test_positions(int plies, int count, uint64_t seed) {
 
 }  // namespace
 
-TEST(solver, values_and_margins_match_plain_alpha_beta) {
+SLOW_TEST(solver, values_and_margins_match_plain_alpha_beta) {
   int wins = 0, draws = 0, losses = 0, cramped = 0;
   for (const auto& [plies, count] : {std::pair{4, 160}, std::pair{5, 80}})
     for (const Position& p : test_positions(plies, count, 100 + plies)) {
@@ -158,7 +158,7 @@ TEST(solver, values_and_margins_match_plain_alpha_beta) {
   CHECK(cramped > 5);
 }
 
-TEST(solver, values_deeper_match_plain_alpha_beta) {
+SLOW_TEST(solver, values_deeper_match_plain_alpha_beta) {
   for (const auto& [plies, count] : {std::pair{6, 40}, std::pair{7, 8}})
     for (const Position& p : test_positions(plies, count, 100 + plies)) {
       int value = 9;
@@ -168,7 +168,7 @@ TEST(solver, values_deeper_match_plain_alpha_beta) {
     }
 }
 
-TEST(solver, each_move_value_matches_plain_alpha_beta) {
+SLOW_TEST(solver, each_move_value_matches_plain_alpha_beta) {
   for (int plies : {4, 5})
     for (const Position& p : test_positions(plies, 24, 200 + plies)) {
       const MoveValues values = solve_moves(p, plies);

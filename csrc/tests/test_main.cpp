@@ -1,4 +1,5 @@
-// Runs the native tests: `popucom_cpp_tests [suite ...]` (all suites if none).
+// Runs the native tests: `popucom_cpp_tests [--skip-slow] [suite ...]` (all
+// suites if none; --skip-slow leaves out the cases registered with SLOW_TEST).
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -25,9 +26,14 @@ void fail(const char* file, int line, const std::string& message) {
 
 int main(int argc, char** argv) {
   std::set<std::string> suites(argv + 1, argv + argc);
-  int run = 0, failed_cases = 0;
+  const bool skip_slow = suites.erase("--skip-slow") > 0;
+  int run = 0, failed_cases = 0, skipped = 0;
   for (const auto& c : testing::registry()) {
     if (!suites.empty() && !suites.count(c.suite)) continue;
+    if (skip_slow && c.slow) {
+      ++skipped;
+      continue;
+    }
     const int before = testing::failures;
     const auto started = std::chrono::steady_clock::now();
     try {
@@ -41,6 +47,6 @@ int main(int argc, char** argv) {
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
     std::cout << (ok ? "ok   " : "FAIL ") << c.suite << "." << c.name << " (" << ms << " ms)\n";
   }
-  std::cout << (run - failed_cases) << " passed, " << failed_cases << " failed\n";
+  std::cout << (run - failed_cases) << " passed, " << failed_cases << " failed, " << skipped << " slow skipped\n";
   return (failed_cases == 0 && run > 0) ? EXIT_SUCCESS : EXIT_FAILURE;
 }

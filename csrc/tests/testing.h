@@ -1,5 +1,7 @@
 // A minimal assertion harness for the native tests: TEST registers a case in a
-// named suite; CHECK and CHECK_EQ record failures with file and line.
+// named suite, SLOW_TEST one that `--skip-slow` leaves out (the default pytest
+// run skips them; ctest and `pytest -m slow` run every case); CHECK and
+// CHECK_EQ record failures with file and line.
 #ifndef POPUCOM_TESTS_TESTING_H_
 #define POPUCOM_TESTS_TESTING_H_
 
@@ -14,14 +16,15 @@ namespace testing {
 struct Case {
   std::string suite, name;
   std::function<void()> body;
+  bool slow = false;
 };
 
 std::vector<Case>& registry();
 void fail(const char* file, int line, const std::string& message);
 
 struct Registrar {
-  Registrar(const char* suite, const char* name, std::function<void()> body) {
-    registry().push_back({suite, name, std::move(body)});
+  Registrar(const char* suite, const char* name, std::function<void()> body, bool slow = false) {
+    registry().push_back({suite, name, std::move(body), slow});
   }
 };
 
@@ -29,10 +32,12 @@ struct Registrar {
 
 #define TEST_CONCAT2(a, b) a##b
 #define TEST_CONCAT(a, b) TEST_CONCAT2(a, b)
-#define TEST(suite, name)                                                                           \
-  static void TEST_CONCAT(test_, name)();                                                           \
-  static testing::Registrar TEST_CONCAT(registrar_, name)(#suite, #name, TEST_CONCAT(test_, name)); \
+#define REGISTER_TEST(suite, name, slow)                                                                  \
+  static void TEST_CONCAT(test_, name)();                                                                 \
+  static testing::Registrar TEST_CONCAT(registrar_, name)(#suite, #name, TEST_CONCAT(test_, name), slow); \
   static void TEST_CONCAT(test_, name)()
+#define TEST(suite, name) REGISTER_TEST(suite, name, false)
+#define SLOW_TEST(suite, name) REGISTER_TEST(suite, name, true)
 
 #define CHECK(cond)                                                     \
   do {                                                                  \

@@ -19,7 +19,7 @@ def cmake() -> str:
     return found
 
 
-def test_native_cpp_suite() -> None:
+def built_test_runner() -> Path:
     exe = cmake()
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     subprocess.run(
@@ -31,7 +31,24 @@ def test_native_cpp_suite() -> None:
     jobs = str(os.cpu_count() or 1)
     built = subprocess.run([exe, "--build", str(BUILD), "--parallel", jobs], capture_output=True, text=True)
     assert built.returncode == 0, built.stdout + built.stderr
-    run = subprocess.run([str(BUILD / "popucom_cpp_tests")], capture_output=True, text=True, timeout=600)
+    return BUILD / "popucom_cpp_tests"
+
+
+def run_cases(*args: str) -> str:
+    run = subprocess.run([str(built_test_runner()), *args], capture_output=True, text=True, timeout=600)
     sys.stdout.write(run.stdout)
     assert run.returncode == 0, run.stdout + run.stderr
     assert " 0 failed" in run.stdout
+    return run.stdout
+
+
+def test_native_cpp_suite() -> None:
+    """Every case but the few slow ones (solver against plain alpha-beta, the endgame choice's
+    whole table), which ctest (the sanitizer builds in CI) and the slow test below run."""
+    out = run_cases("--skip-slow")
+    assert " 0 slow skipped" not in out  # the slow cases exist and are left to the slow run
+
+
+@pytest.mark.slow
+def test_native_cpp_suite_with_the_slow_cases() -> None:
+    assert " 0 slow skipped" in run_cases()
