@@ -253,7 +253,7 @@ class SearchParams:
     """
     Search settings (see csrc/search/params.h for units).
     """
-    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale']
+    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale', 'uncertainty_weighting', 'uncertainty_floor']
     def __init__(self) -> None:
         ...
     def __repr__(self) -> str:
@@ -415,6 +415,22 @@ class SearchParams:
     def score_utility_weight(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
     @property
+    def uncertainty_floor(self) -> float:
+        """
+        added to value_error before inverting, in (win - loss)^2 units: the largest weight is 1 / this (20 at 0.05)
+        """
+    @uncertainty_floor.setter
+    def uncertainty_floor(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def uncertainty_weighting(self) -> bool:
+        """
+        each playout's backup counts in the means (Q, value, score) with weight 1 / (value_error + uncertainty_floor), value_error the model's predicted squared error of its win - loss; weight 1 for a model without that head, 1 / uncertainty_floor for exact (terminal or solved) leaves; off: every weight 1
+        """
+    @uncertainty_weighting.setter
+    def uncertainty_weighting(self, arg0: bool) -> None:
+        ...
+    @property
     def virtual_loss(self) -> float:
         """
         each in-flight visit counts as this many losses
@@ -461,9 +477,9 @@ class MultiSearch:
         ...
     def all_done(self) -> bool:
         ...
-    def backup(self, policy_logits: numpy.ndarray, wdl: numpy.ndarray, score: numpy.ndarray) -> None:
+    def backup(self, policy_logits: numpy.ndarray, wdl: numpy.ndarray, score: numpy.ndarray, value_error: numpy.ndarray | None = None) -> None:
         """
-        Feeds network outputs for the pending slots, row i answering slot i: policy logits (n, 81), win/draw/loss probabilities (n, 3) and score margin (n,), all float32 and from the side to move. The GIL is released.
+        Feeds network outputs for the pending slots, row i answering slot i: policy logits (n, 81), win/draw/loss probabilities (n, 3), score margin (n,) and, from a model with the head, the predicted squared error of win - loss (n,) (>= 0; None: no such head), all float32 and from the side to move. A bad output raises ValueError naming its slot, and no tree changes. The GIL is released.
         """
     def cancel_pending(self) -> None:
         ...

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +25,7 @@ py::dict move_stats_dict(const MoveStats& m) {
   py::dict d;
   d["move"] = m.move;
   d["visits"] = m.visits;
+  d["weight"] = m.weight;
   d["utility"] = m.utility;
   d["value"] = m.value;
   d["winrate"] = (m.value + 1.0) / 2.0;
@@ -37,6 +39,7 @@ py::dict move_stats_dict(const MoveStats& m) {
 py::dict root_stats_dict(const RootStats& r) {
   py::dict d;
   d["visits"] = r.visits;
+  d["weight"] = r.weight;
   d["utility"] = r.utility;
   d["value"] = r.value;
   d["winrate"] = (r.value + 1.0) / 2.0;
@@ -177,19 +180,23 @@ void def_multi_search_batch_step(PyMultiSearch& cls) {
          "The GIL is released.")
       .def(
           "backup",
-          [](MultiSearch& ms, const py::array& policy_logits, const py::array& wdl, const py::array& score) {
+          [](MultiSearch& ms, const py::array& policy_logits, const py::array& wdl, const py::array& score,
+             const std::optional<py::array>& value_error) {
             const py::ssize_t n = ms.pending();
             const float* l = checked_output(policy_logits, "policy_logits", {n, NUM_SQUARES});
             const float* w = checked_output(wdl, "wdl", {n, 3});
             const float* s = checked_output(score, "score", {n});
+            // None: the model has no value_error head (every weight 1, see SearchParams.uncertainty_weighting).
+            const float* e = value_error ? checked_output(*value_error, "value_error", {n}) : nullptr;
             ExclusiveUse exclusive(ms.busy_flag(), "MultiSearch");
             py::gil_scoped_release release;
-            ms.backup(l, w, s, static_cast<int>(n));
+            ms.backup(l, w, s, e, static_cast<int>(n));
           },
-          py::arg("policy_logits"), py::arg("wdl"), py::arg("score"),
+          py::arg("policy_logits"), py::arg("wdl"), py::arg("score"), py::arg("value_error") = std::nullopt,
           "Feeds network outputs for the pending slots, row i answering slot i: policy logits (n, 81), "
-          "win/draw/loss probabilities (n, 3) and score margin (n,), all float32 and from the side to move. "
-          "The GIL is released.")
+          "win/draw/loss probabilities (n, 3), score margin (n,) and, from a model with the head, the predicted "
+          "squared error of win - loss (n,) (>= 0; None: no such head), all float32 and from the side to move. "
+          "A bad output raises ValueError naming its slot, and no tree changes. The GIL is released.")
       .def("cancel_pending",
            [](MultiSearch& ms) {
              idle(ms);

@@ -21,14 +21,16 @@
 namespace popucom {
 
 // One evaluation as the search uses it: priors over the legal moves
-// (quantised to 1/65535, zero elsewhere), win/draw/loss probabilities and the
-// expected final score margin, all from the side to move's point of view.
-// Fresh network results are quantised the same way before use, so a cache
-// hit and a miss build identical trees.
+// (quantised to 1/65535, zero elsewhere), win/draw/loss probabilities, the
+// expected final score margin and the predicted squared error of win - loss
+// (value_error, >= 0; negative when the model has no such head), all from the
+// side to move's point of view. Fresh network results are quantised the same
+// way before use, so a cache hit and a miss build identical trees.
 struct Evaluation {
   std::array<uint16_t, NUM_SQUARES> prior_q{};
   float wdl[3] = {0, 1, 0};
   float score = 0;
+  float value_error = -1.0f;  // the search's uncertainty weighting reads it (params.h)
 
   static constexpr float PRIOR_SCALE = 65535.0f;
   float prior(int sq) const { return prior_q[sq] / PRIOR_SCALE; }

@@ -9,10 +9,11 @@
 
 namespace popucom {
 
-bool make_evaluation(const Position& p, const float* logits, const float* wdl, float score, Evaluation* out) {
+bool make_evaluation(const Position& p, const float* logits, const float* wdl, float score, Evaluation* out,
+                     float value_error) {
   const Bitboard legal = p.legal_moves();
   float top = -INFINITY;
-  bool finite = std::isfinite(score);
+  bool finite = std::isfinite(score) && std::isfinite(value_error);
   legal.for_each([&](int sq) {
     finite = finite && std::isfinite(logits[sq]);
     top = std::max(top, logits[sq]);
@@ -30,6 +31,7 @@ bool make_evaluation(const Position& p, const float* logits, const float* wdl, f
   for (int i = 0; i < 3; ++i) wsum += w[i] = std::max(0.0f, wdl[i]);
   for (int i = 0; i < 3; ++i) out->wdl[i] = static_cast<float>(wsum > 0 ? w[i] / wsum : (i == 1 ? 1.0 : 0.0));
   out->score = score;
+  out->value_error = value_error;
   return true;
 }
 
@@ -151,15 +153,25 @@ int MultiSearch::gather(float* out, int capacity) {
   return static_cast<int>(slots_.size());
 }
 
-void MultiSearch::backup(const float* policy_logits, const float* wdl, const float* score, int n) {
+void MultiSearch::backup(const float* policy_logits, const float* wdl, const float* score, const float* value_error,
+                         int n) {
   if (n != pending())
     throw std::invalid_argument("backup got " + std::to_string(n) + " results for " + std::to_string(pending()) +
                                 " pending slots");
   // Check every output before touching any tree, so a bad batch changes nothing.
   std::vector<Evaluation> evals(n);
   for (int i = 0; i < n; ++i) {
+    // A model with the head predicts a squared error (negative means "no head" inside the search).
+    if (value_error && !(value_error[i] >= 0 && std::isfinite(value_error[i]))) {
+      const float e = value_error[i];
+      throw std::invalid_argument("network output value_error for slot " + std::to_string(i) + " is " +
+                                  (std::isnan(e)   ? "NaN"
+                                   : std::isinf(e) ? "infinite"
+                                                   : "negative") +
+                                  "; a predicted squared error is finite and >= 0");
+    }
     if (!make_evaluation(slots_[i].position, policy_logits + static_cast<int64_t>(i) * NUM_SQUARES, wdl + 3 * i,
-                         score[i], &evals[i]))
+                         score[i], &evals[i], value_error ? value_error[i] : -1.0f))
       throw std::invalid_argument("network output for slot " + std::to_string(i) + " is not finite (NaN or inf)");
   }
   const int tasks = static_cast<int>(chunk_start_.size()) - 1;

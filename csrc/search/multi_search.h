@@ -47,9 +47,11 @@ class MultiSearch {
   // [slot][plane][9][9]); returns the number of slots. Throws std::logic_error
   // if the previous batch was not backed up.
   int gather(float* out, int capacity);
-  // policy_logits [n][81], wdl [n][3] (probabilities), score [n]; n == pending().
-  // Throws std::invalid_argument naming the slot of a non-finite output.
-  void backup(const float* policy_logits, const float* wdl, const float* score, int n);
+  // policy_logits [n][81], wdl [n][3] (probabilities), score [n] and
+  // value_error [n] (>= 0; nullptr when the model has no such head);
+  // n == pending(). Throws std::invalid_argument naming the slot of a
+  // non-finite output or a negative value_error, before any tree is touched.
+  void backup(const float* policy_logits, const float* wdl, const float* score, const float* value_error, int n);
   // Drops the pending batch, taking back its virtual losses.
   void cancel_pending();
 
@@ -95,8 +97,10 @@ class MultiSearch {
 
 // Turns raw network outputs for one position into the search's quantised
 // form: softmax of the logits over the legal moves only, WDL clamped and
-// renormalised. Returns false if an output is not finite.
-bool make_evaluation(const Position& p, const float* policy_logits, const float* wdl, float score, Evaluation* out);
+// renormalised, value_error kept as it is (negative: the model has none).
+// Returns false if an output is not finite.
+bool make_evaluation(const Position& p, const float* policy_logits, const float* wdl, float score, Evaluation* out,
+                     float value_error = -1.0f);
 
 }  // namespace popucom
 

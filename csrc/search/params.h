@@ -40,7 +40,13 @@
   X(int, gumbel_actions, 16, 1, HUGE_VAL, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved")   \
   X(double, gumbel_c_visit, 50.0, 0, HUGE_VAL,                                                                       \
     "sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]")                                         \
-  X(double, gumbel_c_scale, 0.1, 0, HUGE_VAL, "see gumbel_c_visit")
+  X(double, gumbel_c_scale, 0.1, 0, HUGE_VAL, "see gumbel_c_visit")                                                  \
+  X(bool, uncertainty_weighting, false, 0, 1,                                                                        \
+    "each playout's backup counts in the means (Q, value, score) with weight 1 / (value_error + "                    \
+    "uncertainty_floor), value_error the model's predicted squared error of its win - loss; weight 1 for a model "   \
+    "without that head, 1 / uncertainty_floor for exact (terminal or solved) leaves; off: every weight 1")           \
+  X(double, uncertainty_floor, 0.05, 0.001, HUGE_VAL,                                                                \
+    "added to value_error before inverting, in (win - loss)^2 units: the largest weight is 1 / this (20 at 0.05)")
 
 namespace popucom {
 

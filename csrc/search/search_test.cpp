@@ -34,13 +34,15 @@ void exact_evaluation(const Position& p, Rng& rng, Evaluation* out) {
 }
 
 // Runs the multi-game search with a deterministic fake network, returning
-// every tree's root move stats; `shuffle` feeds results back permuted.
+// every tree's root move stats; `shuffle` feeds results back permuted. The
+// net's value_error (the least sure of an even position) is only made when asked.
 struct FakeNet {
   void operator()(const float* features, int n, std::vector<float>* logits, std::vector<float>* wdl,
-                  std::vector<float>* score) const {
+                  std::vector<float>* score, std::vector<float>* value_error = nullptr) const {
     logits->assign(static_cast<size_t>(n) * NUM_SQUARES, 0);
     wdl->assign(static_cast<size_t>(n) * 3, 0);
     score->assign(n, 0);
+    if (value_error) value_error->assign(n, 0);
     for (int i = 0; i < n; ++i) {
       const float* f = features + static_cast<int64_t>(i) * features::FLOATS_PER_POSITION;
       double own = 0, opp = 0;
@@ -54,15 +56,28 @@ struct FakeNet {
       (*wdl)[3 * i + 1] = 0.1f;
       (*wdl)[3 * i + 2] = static_cast<float>((1 - v) / 2 * 0.9);
       (*score)[i] = static_cast<float>(own - opp);
+      if (value_error) (*value_error)[i] = static_cast<float>(0.02 + 0.5 * (1 - std::abs(v)));
     }
   }
 };
 
-std::vector<std::vector<MoveStats>> run_multi(int games, int visits, int threads, bool shuffle, uint64_t seed,
-                                              uint64_t* leftover_in_flight) {
+SearchParams multi_params() {
   SearchParams params;
   params.root_noise = true;
   params.leaves_per_game = 4;
+  return params;
+}
+
+// What run_multi_search found, per game.
+struct MultiRun {
+  std::vector<std::vector<MoveStats>> moves;  // root move stats
+  std::vector<RootStats> roots;
+  std::vector<int> chosen;  // choose_move(0)
+  uint64_t leftover_in_flight = 0, terminals = 0;
+};
+
+MultiRun run_multi_search(const SearchParams& params, int games, int visits, int threads, bool shuffle, uint64_t seed,
+                          bool value_errors = false) {
   MultiSearch ms(games, params, std::make_shared<EvalCache>(4), threads, seed);
   Rng move_rng(5);
   for (int g = 0; g < games; ++g) {
@@ -75,10 +90,10 @@ std::vector<std::vector<MoveStats>> run_multi(int games, int visits, int threads
     ms.set_visit_target(g, visits);
   }
   std::vector<float> input(static_cast<size_t>(ms.max_batch()) * features::FLOATS_PER_POSITION);
-  std::vector<float> logits, wdl, score;
+  std::vector<float> logits, wdl, score, error;
   Rng perm_rng(17);
   FakeNet net;
-  *leftover_in_flight = 0;
+  MultiRun run;
   while (!ms.all_done()) {
     const int n = ms.gather(input.data(), ms.max_batch());
     if (shuffle) {
@@ -90,25 +105,38 @@ std::vector<std::vector<MoveStats>> run_multi(int games, int visits, int threads
       for (int i = 0; i < n; ++i)
         std::copy_n(&input[static_cast<size_t>(order[i]) * features::FLOATS_PER_POSITION],
                     features::FLOATS_PER_POSITION, &permuted[static_cast<size_t>(i) * features::FLOATS_PER_POSITION]);
-      std::vector<float> l, w, s;
-      net(permuted.data(), n, &l, &w, &s);
+      std::vector<float> l, w, s, e;
+      net(permuted.data(), n, &l, &w, &s, &e);
       logits.assign(static_cast<size_t>(n) * NUM_SQUARES, 0);
       wdl.assign(static_cast<size_t>(n) * 3, 0);
       score.assign(n, 0);
+      error.assign(n, 0);
       for (int i = 0; i < n; ++i) {
         std::copy_n(&l[i * NUM_SQUARES], NUM_SQUARES, &logits[order[i] * NUM_SQUARES]);
         std::copy_n(&w[3 * i], 3, &wdl[3 * order[i]]);
         score[order[i]] = s[i];
+        error[order[i]] = e[i];
       }
     } else {
-      net(input.data(), n, &logits, &wdl, &score);
+      net(input.data(), n, &logits, &wdl, &score, &error);
     }
-    ms.backup(logits.data(), wdl.data(), score.data(), n);
-    for (int g = 0; g < games; ++g) *leftover_in_flight += ms.tree(g).total_in_flight();
+    ms.backup(logits.data(), wdl.data(), score.data(), value_errors ? error.data() : nullptr, n);
+    for (int g = 0; g < games; ++g) run.leftover_in_flight += ms.tree(g).total_in_flight();
   }
-  std::vector<std::vector<MoveStats>> out;
-  for (int g = 0; g < games; ++g) out.push_back(ms.tree(g).move_stats(4));
-  return out;
+  for (int g = 0; g < games; ++g) {
+    run.moves.push_back(ms.tree(g).move_stats(4));
+    run.roots.push_back(ms.tree(g).root_stats());
+    run.chosen.push_back(ms.tree(g).choose_move(0));
+  }
+  run.terminals = ms.terminal_resolved();
+  return run;
+}
+
+std::vector<std::vector<MoveStats>> run_multi(int games, int visits, int threads, bool shuffle, uint64_t seed,
+                                              uint64_t* leftover_in_flight) {
+  MultiRun run = run_multi_search(multi_params(), games, visits, threads, shuffle, seed);
+  *leftover_in_flight = run.leftover_in_flight;
+  return run.moves;
 }
 
 bool same_stats(const std::vector<std::vector<MoveStats>>& a, const std::vector<std::vector<MoveStats>>& b) {
@@ -618,4 +646,181 @@ TEST(search, pruned_target_never_adds_visits) {
   const auto target = tree.policy_target();
   const double best_share = target[stats[0].move] / static_cast<double>(stats[0].visits);
   for (const MoveStats& m : stats) CHECK(target[m.move] <= best_share * m.visits + 1e-6);
+}
+
+namespace {
+
+// Every statistic of two runs the same, bit for bit.
+bool identical_runs(const MultiRun& a, const MultiRun& b) {
+  if (a.chosen != b.chosen || a.roots.size() != b.roots.size() || !same_stats(a.moves, b.moves)) return false;
+  for (size_t g = 0; g < a.roots.size(); ++g) {
+    const RootStats &r = a.roots[g], &s = b.roots[g];
+    if (r.visits != s.visits || r.weight != s.weight || r.utility != s.utility || r.value != s.value ||
+        r.score != s.score)
+      return false;
+    for (size_t i = 0; i < a.moves[g].size(); ++i) {
+      const MoveStats &m = a.moves[g][i], &n = b.moves[g][i];
+      if (m.weight != n.weight || m.value != n.value || m.score != n.score || m.lcb != n.lcb) return false;
+    }
+  }
+  return true;
+}
+
+// Sets an evaluation's value (win - loss, no draws) and a score of four times it.
+void set_value(Evaluation* out, float value) {
+  out->wdl[0] = (1 + value) / 2;
+  out->wdl[1] = 0;
+  out->wdl[2] = (1 - value) / 2;
+  out->score = 4 * value;
+}
+
+}  // namespace
+
+TEST(search, weighted_playouts_pull_the_mean_toward_the_confident_evaluation) {
+  // The root's own evaluation, then two children whose values (for their
+  // side to move) are opposite: one near certain, one vague. The root's
+  // means are the weighted means of the three backups, w = 1 / (value_error + floor).
+  const float values[3] = {0.25f, 0.5f, -0.5f}, errors[3] = {0.25f, 0.01f, 1.0f};
+  for (const bool weighted : {false, true}) {
+    SearchParams params;
+    params.uncertainty_weighting = weighted;
+    params.uncertainty_floor = 0.05;
+    SearchTree tree(params, 1);
+    tree.reset(Position());
+    int calls = 0;
+    search_serial(tree, 3, [&](const Position& p, Rng& rng, Evaluation* out) {
+      uniform_evaluation(p, rng, out);
+      set_value(out, values[calls]);
+      out->value_error = errors[calls++];
+    });
+    CHECK_EQ(calls, 3);
+    double w[3];
+    for (int i = 0; i < 3; ++i) w[i] = weighted ? 1.0 / (static_cast<double>(errors[i]) + 0.05) : 1.0;
+    // The children's values count against the root's side to move.
+    const double weight = w[0] + w[1] + w[2];
+    const double value = (w[0] * values[0] - w[1] * values[1] - w[2] * values[2]) / weight;
+    const RootStats root = tree.root_stats();
+    CHECK_EQ(root.visits, 3u);
+    CHECK(std::abs(root.weight - weight) < 1e-12);
+    CHECK(std::abs(root.value - value) < 1e-12);
+    CHECK(std::abs(root.utility - value) < 1e-12);  // no score term in the utility
+    CHECK(std::abs(root.score - 4 * value) < 1e-12);
+    if (weighted) {
+      CHECK(std::abs(value - -0.3352) < 1e-4);  // toward the confident child's -0.5 ...
+    } else {
+      CHECK_EQ(root.value, 0.25 / 3);  // ... from the plain mean
+    }
+    // Each child keeps its own weight; the visit counts stay whole playouts.
+    int seen = 0;
+    for (const MoveStats& m : tree.move_stats(1)) {
+      if (m.visits == 0) continue;
+      CHECK_EQ(m.visits, 1u);
+      const int i = m.value < 0 ? 1 : 2;
+      CHECK_EQ(m.value, -static_cast<double>(values[i]));
+      CHECK(std::abs(m.weight - w[i]) < 1e-12);
+      seen |= 1 << i;
+    }
+    CHECK_EQ(seen, 6);
+  }
+}
+
+TEST(search, weighting_without_value_errors_searches_exactly_as_without_weighting) {
+  // A model without the head (every value_error absent) weighs each playout
+  // 1: the same trees, bit for bit, as long as no exact leaf is met (those
+  // weigh 1 / floor). With weighting off, value_errors fed in change nothing.
+  SearchParams off = multi_params(), on = multi_params();
+  on.uncertainty_weighting = true;
+  const MultiRun plain = run_multi_search(off, 8, 150, 2, false, 5);
+  CHECK_EQ(plain.terminals, 0u);
+  CHECK(identical_runs(plain, run_multi_search(on, 8, 150, 2, false, 5)));
+  CHECK(identical_runs(plain, run_multi_search(off, 8, 150, 1, true, 5, true)));
+  for (const RootStats& r : plain.roots) CHECK_EQ(r.weight, static_cast<double>(r.visits));
+  // The value errors do change the weighted search, and it stays consistent.
+  const MultiRun weighted = run_multi_search(on, 8, 150, 2, true, 5, true);
+  CHECK(!identical_runs(plain, weighted));
+  CHECK_EQ(weighted.leftover_in_flight, 0u);
+  for (size_t g = 0; g < weighted.roots.size(); ++g) {
+    CHECK(weighted.roots[g].visits >= 150u);
+    CHECK(weighted.roots[g].weight > weighted.roots[g].visits);  // value_error < 0.52: every weight above 1.9
+    double total = 0;
+    for (const MoveStats& m : weighted.moves[g]) total += m.weight;
+    CHECK(total < weighted.roots[g].weight);  // the root's own evaluation is in the root's sum alone
+  }
+}
+
+TEST(search, exact_leaves_back_up_with_the_largest_weight) {
+  SearchParams params;
+  params.uncertainty_weighting = true;
+  params.uncertainty_floor = 0.05;
+  params.endgame_solve_plies = 0;
+  const double exact = 1.0 / params.uncertainty_floor;
+  // White's last move: every child of the root is a terminal position.
+  Position last = endgame();
+  last.play_unchecked(parse_square("e5"));
+  SearchTree tree(params, 2);
+  tree.reset(last);
+  const float root_error = 0.45f, root_value = 0.25f;
+  search_serial(tree, 40, [&](const Position& p, Rng& rng, Evaluation* out) {
+    uniform_evaluation(p, rng, out);
+    set_value(out, root_value);
+    out->value_error = root_error;
+  });
+  const double root_weight = 1.0 / (static_cast<double>(root_error) + params.uncertainty_floor);
+  double weight = root_weight, value_sum = root_weight * root_value;
+  for (const MoveStats& m : tree.move_stats(1)) {
+    if (m.visits == 0) continue;
+    CHECK_EQ(m.weight, m.visits * exact);
+    weight += m.weight;
+    value_sum += m.weight * m.value;  // move stats are from the root's side already
+  }
+  const RootStats root = tree.root_stats();
+  CHECK_EQ(root.visits, 40u);
+  CHECK(std::abs(root.weight - (root_weight + 39 * exact)) < 1e-9);
+  CHECK(std::abs(root.weight - weight) < 1e-9);
+  CHECK(std::abs(root.value - value_sum / weight) < 1e-12);
+  // Leaves solved exactly (leaf_solve_plies) weigh as much; a model without
+  // the head weighs its root evaluation 1.
+  Rng rng(7);
+  const Position p = played_randomly_to(Position(-2), 5, rng);
+  params.leaf_solve_plies = 4;
+  SearchTree solved(params, 5);
+  solved.reset(p);
+  search_serial(solved, 200, uniform_evaluation);
+  CHECK_EQ(solved.root_stats().weight, 1 + 199 * exact);
+  for (const MoveStats& m : solved.move_stats(1)) CHECK_EQ(m.weight, m.visits * exact);
+}
+
+TEST(search, a_negative_or_nan_value_error_is_refused_before_any_tree_changes) {
+  SearchParams params = multi_params();
+  params.uncertainty_weighting = true;
+  MultiSearch ms(2, params, nullptr, 1, 3);
+  ms.set_visit_targets(20);
+  std::vector<float> input(static_cast<size_t>(ms.max_batch()) * features::FLOATS_PER_POSITION);
+  std::vector<float> logits(static_cast<size_t>(ms.max_batch()) * NUM_SQUARES, 0), wdl(3 * ms.max_batch(), 1.0f / 3),
+      score(ms.max_batch(), 0);
+  CHECK_EQ(ms.gather(input.data(), ms.max_batch()), 2);  // the two roots
+  ms.backup(logits.data(), wdl.data(), score.data(), nullptr, 2);
+  const int n = ms.gather(input.data(), ms.max_batch());
+  CHECK(n >= 3);
+  const uint64_t in_flight = ms.total_in_flight();
+  const RootStats before = ms.tree(0).root_stats();
+  for (const float bad : {-0.5f, std::nanf(""), -INFINITY, INFINITY}) {
+    std::vector<float> error(n, 0.1f);
+    error[2] = bad;
+    std::string message;
+    try {
+      ms.backup(logits.data(), wdl.data(), score.data(), error.data(), n);
+    } catch (const std::invalid_argument& e) { message = e.what(); }
+    CHECK(message.find("value_error for slot 2 is") != std::string::npos);
+    CHECK_EQ(ms.pending(), n);
+    CHECK_EQ(ms.total_in_flight(), in_flight);
+    CHECK_EQ(ms.tree(0).root_visits(), before.visits);
+    CHECK_EQ(ms.tree(0).root_stats().weight, before.weight);
+  }
+  std::vector<float> error(n, 0.0f);  // a sure evaluation is fine: weight 1 / floor
+  ms.backup(logits.data(), wdl.data(), score.data(), error.data(), n);
+  CHECK_EQ(ms.pending(), 0);
+  CHECK_EQ(ms.total_in_flight(), 0u);
+  const RootStats after = ms.tree(0).root_stats();
+  CHECK_EQ(after.weight, before.weight + (after.visits - before.visits) * (1.0 / params.uncertainty_floor));
 }

@@ -104,12 +104,17 @@ int SearchTree::select_edge(int32_t index) {
       if (n > 0 && n < std::sqrt(params_.forced_playouts_k * e.prior * parent_n)) return static_cast<int>(i);
     }
   }
+  // N in the exploration term (here and below) is the playout count, not the
+  // weight sum: the reference weights N too, we weight only the means, so the
+  // visit distribution PUCT produces stays a visit distribution (the policy
+  // target) and the exploration bonus keeps its scale whatever the weights.
   const double explore = params_.c_puct * std::sqrt(std::max(parent_n, 1.0));
   // One pass: score the visited children, and remember the unvisited child
   // with the highest prior. All unvisited children share the same Q (the
   // first-play urgency) and N = 0, so that one is the best of them.
   double visited_mass = 0, best_score = -1e300, best_unvisited_prior = -1;
   int best = -1, best_unvisited = -1;
+  const bool weighted = params_.uncertainty_weighting;
   for (uint32_t i = node.first_edge; i < node.first_edge + node.num_edges; ++i) {
     const Edge& e = edges_[i];
     const Node* c = e.child >= 0 ? &nodes_[e.child] : nullptr;
@@ -122,7 +127,20 @@ int SearchTree::select_edge(int32_t index) {
       continue;
     }
     visited_mass += e.prior;
-    const double q = (c->utility_sum - params_.virtual_loss * c->in_flight) / n;
+    // Virtual loss: each in-flight visit counts as a loss of `virtual_loss`.
+    // Weighted, it weighs as much as the child's average visit (weight_sum /
+    // visits, 1 before any), so it pulls Q down as far as in the unweighted
+    // search whatever the scale of the weights. Unweighted, weight_sum ==
+    // visits: the plain formula, on the counts this loop has read anyway.
+    double q;
+    if (!weighted) {
+      q = (c->utility_sum - params_.virtual_loss * c->in_flight) / n;
+    } else if (c->in_flight == 0) {
+      q = c->utility_sum / c->weight_sum;
+    } else {
+      const double pending = c->in_flight * (c->visits > 0 ? c->weight_sum / c->visits : 1.0);
+      q = (c->utility_sum - params_.virtual_loss * pending) / (c->weight_sum + pending);
+    }
     const double score = q + explore * e.prior / (1.0 + n);
     if (score > best_score) {
       best_score = score;
@@ -131,7 +149,7 @@ int SearchTree::select_edge(int32_t index) {
   }
   if (best_unvisited >= 0) {
     // The node's statistics are the opponent's point of view; the chooser is the side to move.
-    const double parent_q = node.visits > 0 ? -node.utility_sum / node.visits : 0.0;
+    const double parent_q = node.visits > 0 ? -node.utility_sum / node.weight_sum : 0.0;
     const double reduction = index == 0 ? params_.root_fpu_reduction : params_.fpu_reduction;
     const double fpu = parent_q - reduction * std::sqrt(visited_mass);
     const double score = fpu + explore * best_unvisited_prior;
@@ -149,17 +167,17 @@ SearchTree::Descent SearchTree::descend(int32_t* leaf_node, Position* leaf_posit
     switch (node.state) {
       case NodeState::PENDING: undo_virtual_loss(index); return Descent::COLLISION;
       case NodeState::TERMINAL:
-        backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score);
+        backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score, exact_weight());
         return Descent::RESOLVED;
       case NodeState::UNEXPANDED:
         if (pos.is_terminal()) {
           node.state = NodeState::TERMINAL;
           terminal_values(pos, &node.terminal_utility, &node.terminal_value, &node.terminal_score);
-          backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score);
+          backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score, exact_weight());
           return Descent::RESOLVED;
         }
         if (index != 0 && solve_leaf(pos, &node)) {
-          backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score);
+          backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score, exact_weight());
           return Descent::RESOLVED;
         }
         node.state = NodeState::PENDING;
@@ -199,7 +217,12 @@ void SearchTree::expand_and_backup(int32_t index, const Position& pos, const Eva
   const double value = static_cast<double>(eval.wdl[0]) - eval.wdl[2];
   node.eval_utility = static_cast<float>(utility_of(value, eval.score));
   if (index == 0) prepare_root();
-  backup(index, -utility_of(value, eval.score), -value, -eval.score);
+  backup(index, -utility_of(value, eval.score), -value, -eval.score, evaluation_weight(eval));
+}
+
+double SearchTree::evaluation_weight(const Evaluation& eval) const {
+  if (!params_.uncertainty_weighting || eval.value_error < 0) return 1.0;  // off, or a model without the head
+  return 1.0 / (static_cast<double>(eval.value_error) + params_.uncertainty_floor);
 }
 
 bool SearchTree::solve_leaf(const Position& position, Node* node) {
@@ -220,13 +243,21 @@ void SearchTree::cancel(int32_t index) {
   undo_virtual_loss(index);
 }
 
-void SearchTree::backup(int32_t index, double utility, double value, double score) {
+void SearchTree::backup(int32_t index, double utility, double value, double score, double weight) {
+  // Weighted once: the sign flips from level to level, the products do not
+  // change (and with weight 1 they are exact: the unweighted sums, bit for bit).
+  const double weight_sq = weight * weight, utility_sq = weight * utility * utility;
+  utility *= weight;
+  value *= weight;
+  score *= weight;
   while (index >= 0) {
     Node& n = nodes_[index];
     --n.in_flight;
     ++n.visits;
+    n.weight_sum += weight;
+    n.weight_sq_sum += weight_sq;
     n.utility_sum += utility;
-    n.utility_sq_sum += utility * utility;
+    n.utility_sq_sum += utility_sq;
     n.value_sum += value;
     n.score_sum += score;
     utility = -utility;
@@ -273,10 +304,15 @@ bool SearchTree::ranks_above(const std::vector<double>& visits, int a, int b) co
 
 double SearchTree::lower_confidence_bound(const Node& n) const {
   if (n.visits < 2) return -1e9;
-  const double visits = n.visits;
-  const double mean = n.utility_sum / visits;
-  const double variance = std::max(0.0, n.utility_sq_sum / visits - mean * mean);
-  return mean - params_.lcb_stdevs * std::sqrt(variance / (visits - 1));
+  const double mean = n.utility_sum / n.weight_sum;
+  const double variance = std::max(0.0, n.utility_sq_sum / n.weight_sum - mean * mean);
+  // Unequal weights carry less information than as many equal ones: the
+  // effective sample size (sum w)^2 / sum w^2 (Kish), which is the visit
+  // count itself with weighting off (taken as such, so the result is exact).
+  const double samples =
+      params_.uncertainty_weighting ? n.weight_sum * n.weight_sum / n.weight_sq_sum : static_cast<double>(n.visits);
+  if (!(samples > 1)) return -1e9;  // one weight outweighs all the others: no spread to measure
+  return mean - params_.lcb_stdevs * std::sqrt(variance / (samples - 1));
 }
 
 int SearchTree::lcb_choice(const std::vector<double>& visits, int most_visited) const {
@@ -345,10 +381,11 @@ RootStats SearchTree::root_stats() const {
   const Node& root = nodes_[0];
   RootStats s;
   s.visits = root.visits;
+  s.weight = root.weight_sum;
   if (root.visits > 0) {
-    s.utility = -root.utility_sum / root.visits;
-    s.value = -root.value_sum / root.visits;
-    s.score = -root.score_sum / root.visits;
+    s.utility = -root.utility_sum / root.weight_sum;
+    s.value = -root.value_sum / root.weight_sum;
+    s.score = -root.score_sum / root.weight_sum;
   }
   return s;
 }
@@ -365,11 +402,12 @@ std::vector<MoveStats> SearchTree::move_stats(int pv_length) const {
     m.lcb = -1e9;
     if (e.child >= 0 && nodes_[e.child].visits > 0) {
       const Node& c = nodes_[e.child];
-      const double n = c.visits;
+      const double w = c.weight_sum;
       m.visits = c.visits;
-      m.utility = c.utility_sum / n;
-      m.value = c.value_sum / n;
-      m.score = c.score_sum / n;
+      m.weight = w;
+      m.utility = c.utility_sum / w;
+      m.value = c.value_sum / w;
+      m.score = c.score_sum / w;
       m.lcb = lower_confidence_bound(c);
     }
     // Principal variation: follow the most visited child.
@@ -413,7 +451,7 @@ std::vector<double> SearchTree::target_visits() const {
   const double explore = params_.c_puct * std::sqrt(parent_n);
   auto q = [&](int i) {
     const Node& c = nodes_[edges_[root.first_edge + i].child];
-    return c.utility_sum / c.visits;
+    return c.utility_sum / c.weight_sum;
   };
   if (visits[best] == 0) return visits;
   const double best_puct = q(best) + explore * edges_[root.first_edge + best].prior / (1 + visits[best]);
@@ -439,7 +477,7 @@ std::vector<double> SearchTree::gumbel_sigma_completed_q() const {
     const Edge& e = edges_[root.first_edge + i];
     n[i] = child_visits(e);
     if (n[i] > 0) {
-      q[i] = nodes_[e.child].utility_sum / n[i];
+      q[i] = nodes_[e.child].utility_sum / nodes_[e.child].weight_sum;
       visited_prior += e.prior;
       weighted_q += e.prior * q[i];
     }

@@ -6,6 +6,15 @@
 // Leaves are gathered with virtual loss (descend) and resolved later
 // (expand_and_backup), which lets many leaves of many trees share one network
 // call. Not thread-safe: one thread works on a tree at a time.
+//
+// Uncertainty-weighted playouts (SearchParams::uncertainty_weighting, after
+// KataGo): each backup carries a weight, 1 / (value_error + floor) for a
+// network evaluation and 1 / floor for an exact leaf, and every mean (Q, FPU,
+// root and move statistics, LCB, Gumbel's completed Q) is a weighted mean.
+// The integer visit counts stay unweighted: the stopping rule, PUCT's N and
+// sqrt(N), forced playouts, the policy target and the move chosen by visits.
+// With weighting off every weight is 1 and the results are bit for bit those
+// of the unweighted search.
 #ifndef POPUCOM_SEARCH_TREE_H_
 #define POPUCOM_SEARCH_TREE_H_
 
@@ -34,13 +43,18 @@ struct Node {
   uint32_t first_edge = 0;
   uint8_t num_edges = 0;
   NodeState state = NodeState::UNEXPANDED;
-  uint8_t move = 0;  // the move from the parent
-  uint32_t visits = 0;
+  uint8_t move = 0;        // the move from the parent
+  uint32_t visits = 0;     // playouts backed up through the node
   uint32_t in_flight = 0;  // leaves below waiting for evaluation (virtual loss)
-  double utility_sum = 0;  // sums over visits, mover's point of view
-  double utility_sq_sum = 0;
-  double value_sum = 0;                                                // win - loss
-  double score_sum = 0;                                                // final floor margin incl. komi
+  // Sums over the visits, each visit times its backup weight w (1 with
+  // weighting off, so weight_sum == visits); a mean is sum / weight_sum. PUCT
+  // reads the first two for every child: they share a cache line more often.
+  double utility_sum = 0;                                              // sum of w * utility, mover's point of view
+  double weight_sum = 0;                                               // sum of w
+  double utility_sq_sum = 0;                                           // sum of w * utility^2
+  double value_sum = 0;                                                // sum of w * (win - loss)
+  double score_sum = 0;                                                // sum of w * final floor margin incl. komi
+  double weight_sq_sum = 0;                                            // sum of w^2: the LCB's effective sample size
   float terminal_utility = 0, terminal_value = 0, terminal_score = 0;  // exact, for TERMINAL nodes
   float eval_utility = 0;  // the network's utility for the side to move here (Gumbel's v-hat)
 };
@@ -56,9 +70,11 @@ struct RootMode {
 };
 
 // Statistics of one root move, from the side to move at the root.
+// The means are weighted by the playouts' backup weights (see the top).
 struct MoveStats {
   int move = -1;
   uint32_t visits = 0;
+  double weight = 0;   // sum of the visits' backup weights (== visits with weighting off)
   double utility = 0;  // mean utility (value + score term)
   double value = 0;    // mean win - loss
   double score = 0;    // mean final margin incl. komi
@@ -69,6 +85,7 @@ struct MoveStats {
 
 struct RootStats {
   uint32_t visits = 0;
+  double weight = 0;                         // sum of the visits' backup weights
   double utility = 0, value = 0, score = 0;  // side to move at the root
 };
 
@@ -125,6 +142,8 @@ class SearchTree {
   const SearchParams& params() const { return params_; }
   // Positions the endgame solver has visited for this tree so far (every root).
   uint64_t endgame_nodes() const { return endgame_nodes_; }
+  // Switch uncertainty_weighting only on a fresh tree (reset): the sums made
+  // so far keep their weights, and unweighted PUCT reads them as plain sums.
   SearchParams& mutable_params() {
     forget_endgame();  // a new budget or horizon may solve what the old one did not
     return params_;
@@ -146,6 +165,7 @@ class SearchTree {
   // Root edge a before b: more visits (of `visits`, per root edge), then the higher prior.
   bool ranks_above(const std::vector<double>& visits, int a, int b) const;
   // utility - lcb_stdevs * standard error of a node's mean utility; -1e9 below two visits.
+  // Weighted: the weighted variance over the effective sample size (sum w)^2 / sum w^2.
   double lower_confidence_bound(const Node& n) const;
   // The root edge with the best lower confidence bound among those with at
   // least lcb_selection_share of the most visited one's visits (and two).
@@ -165,7 +185,10 @@ class SearchTree {
   // exact outcome; false (node untouched) when it is not that close or the
   // solve runs past leaf_solve_max_nodes.
   bool solve_leaf(const Position& position, Node* node);
-  void backup(int32_t node, double utility, double value, double score);
+  // Backup weights: of a network evaluation, and of an exact (terminal or solved) leaf.
+  double evaluation_weight(const Evaluation& eval) const;
+  double exact_weight() const { return params_.uncertainty_weighting ? 1.0 / params_.uncertainty_floor : 1.0; }
+  void backup(int32_t node, double utility, double value, double score, double weight);
   void undo_virtual_loss(int32_t node);
   void prepare_root();
   void add_root_noise();

@@ -88,7 +88,7 @@ def run_games(seed: int, threads: int = 1, shuffle: bool = False, games: int = 8
             order = np.random.default_rng(len(features)).permutation(len(features))
             out = base(features[order])
             inverse = np.argsort(order)
-            return EvalOutput(*(a[inverse] for a in out))
+            return EvalOutput(*(a if a is None else a[inverse] for a in out))  # value_error may be None
 
         evaluator.feature_version = popucom.FEATURE_VERSION
     params = _core.SearchParams()

@@ -34,7 +34,7 @@ class BadOnce:
         out = self.inner(features)
         self.calls += 1
         if self.calls == self.bad_call:
-            out = EvalOutput(*(a.copy() for a in out))
+            out = EvalOutput(*(a if a is None else a.copy() for a in out))  # value_error may be None
             self.spoil(out)
         return out
 
@@ -92,7 +92,9 @@ def test_a_nan_batch_is_refused_and_the_next_search_works() -> None:
 
 def test_a_batch_the_core_refuses_is_rolled_back_too(monkeypatch) -> None:
     """The core's own check of the outputs (backup) raising must roll back as well."""
-    monkeypatch.setattr(batched, "check_outputs", lambda out, n: EvalOutput(*map(np.ascontiguousarray, out)))
+    monkeypatch.setattr(
+        batched, "check_outputs", lambda out, n: EvalOutput(*(a if a is None else np.ascontiguousarray(a) for a in out))
+    )
     driver = BatchedSearch(BadOnce(bad_call=2), num_games=1)
     driver.search.reset(0, Position())
     driver.search.set_visit_targets(40)
