@@ -598,12 +598,15 @@ class NativeNet:
     """
     def __init__(self, spec: dict, threads: typing.SupportsInt | typing.SupportsIndex = 1, piece_positions: typing.SupportsInt | typing.SupportsIndex = 8, bf16: bool = True) -> None:
         ...
-    def forward(self, features: numpy.ndarray, planes: typing.SupportsInt | typing.SupportsIndex) -> tuple[numpy.typing.NDArray[numpy.float32], numpy.typing.NDArray[numpy.float32], numpy.typing.NDArray[numpy.float32], numpy.typing.NDArray[numpy.float32]]:
+    def forward(self, features: numpy.ndarray, planes: typing.SupportsInt | typing.SupportsIndex) -> tuple:
         """
-        (policy logits (N, 81), win/draw/loss probabilities (N, 3), score (N,), ownership (N, 81)) of features (N, planes, 81) float32, on the net's threads.
+        (policy logits (N, 81), win/draw/loss probabilities (N, 3), score (N,), ownership (N, 81)[, value error (N,) when the network has that head]) of features (N, planes, 81) float32, on the net's threads.
         """
     @property
     def bf16(self) -> bool:
+        ...
+    @property
+    def has_value_error(self) -> bool:
         ...
     @property
     def piece_positions(self) -> int:

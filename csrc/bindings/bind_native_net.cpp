@@ -49,6 +49,12 @@ nn::NativeNetWeights weights_from(const py::dict& spec) {
   w.score_bias1 = floats(spec, "score_bias1");
   w.score_weight2 = floats(spec, "score_weight2");
   w.score_bias2 = floats(spec, "score_bias2");
+  if (spec.contains("value_error_weight1")) {
+    w.value_error_weight1 = floats(spec, "value_error_weight1");
+    w.value_error_bias1 = floats(spec, "value_error_bias1");
+    w.value_error_weight2 = floats(spec, "value_error_weight2");
+    w.value_error_bias2 = floats(spec, "value_error_bias2");
+  }
   w.score_scale = required(spec, "score_scale").cast<float>();
   w.masked_logit = required(spec, "masked_logit").cast<float>();
   return w;
@@ -75,19 +81,22 @@ void bind_native_net(py::module_& m) {
             check_array(features, "features", py::dtype::of<float>(), {-1, planes, NUM_SQUARES}, false);
             const auto n = features.shape(0);
             py::array_t<float> policy({n, static_cast<py::ssize_t>(NUM_SQUARES)}), wdl({n, py::ssize_t{3}}), score({n}),
-                ownership({n, static_cast<py::ssize_t>(NUM_SQUARES)});
+                ownership({n, static_cast<py::ssize_t>(NUM_SQUARES)}), value_error({net.has_value_error() ? n : 0});
             const nn::NativeNetOutputs out{policy.mutable_data(), wdl.mutable_data(), score.mutable_data(),
-                                           ownership.mutable_data()};
+                                           ownership.mutable_data(),
+                                           net.has_value_error() ? value_error.mutable_data() : nullptr};
             const auto* x = static_cast<const float*>(features.data());
             {
               py::gil_scoped_release release;
               net.forward(x, static_cast<std::size_t>(n), out);
             }
-            return py::make_tuple(policy, wdl, score, ownership);
+            if (net.has_value_error()) return py::tuple(py::make_tuple(policy, wdl, score, ownership, value_error));
+            return py::tuple(py::make_tuple(policy, wdl, score, ownership));
           },
           py::arg("features"), py::arg("planes"),
-          "(policy logits (N, 81), win/draw/loss probabilities (N, 3), score (N,), ownership (N, 81)) of "
-          "features (N, planes, 81) float32, on the net's threads.")
+          "(policy logits (N, 81), win/draw/loss probabilities (N, 3), score (N,), ownership (N, 81)[, value error "
+          "(N,) when the network has that head]) of features (N, planes, 81) float32, on the net's threads.")
+      .def_property_readonly("has_value_error", &nn::NativeNet::has_value_error)
       .def_property_readonly("threads", &nn::NativeNet::threads)
       .def_property_readonly("piece_positions", &nn::NativeNet::piece_positions)
       .def_property_readonly("bf16", &nn::NativeNet::bf16);

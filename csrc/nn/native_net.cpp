@@ -116,6 +116,12 @@ NativeNet::NativeNet(const NativeNetWeights& weights, int threads, int piece_pos
   check_size(w_.score_bias1, hh, "score_bias1");
   check_size(w_.score_weight2, hh, "score_weight2");
   check_size(w_.score_bias2, 1, "score_bias2");
+  if (w_.has_value_error()) {
+    check_size(w_.value_error_weight1, hh * d, "value_error_weight1");
+    check_size(w_.value_error_bias1, hh, "value_error_bias1");
+    check_size(w_.value_error_weight2, hh, "value_error_weight2");
+    check_size(w_.value_error_bias2, 1, "value_error_bias2");
+  }
   embed_by_plane_.resize(s.planes * d);
   for (int p = 0; p < s.planes; ++p)
     for (std::size_t c = 0; c < d; ++c) embed_by_plane_[p * d + c] = w_.embed_weight[c * s.planes + p];
@@ -133,7 +139,7 @@ void NativeNet::forward(const float* features, std::size_t positions, const Nati
     const std::size_t begin = positions * i / pieces, end = positions * (i + 1) / pieces;
     if (begin == end) return;
     const NativeNetOutputs part{out.policy + begin * T, out.wdl + begin * WDL, out.score + begin,
-                                out.ownership + begin * T};
+                                out.ownership + begin * T, out.value_error ? out.value_error + begin : nullptr};
     if (bf16_)
       forward_piece<Bf16>(features + begin * planes * T, end - begin, part);
     else
@@ -223,6 +229,12 @@ void NativeNet::heads(const float* features, const float* trunk, std::size_t pos
 
     dense_gelu(w_.score_weight1, w_.score_bias1, pooled.data(), d, hidden.data());
     out.score[b] = (w_.score_bias2[0] + dot(w_.score_weight2.data(), hidden.data(), hh)) * w_.score_scale;
+
+    if (out.value_error && w_.has_value_error()) {
+      dense_gelu(w_.value_error_weight1, w_.value_error_bias1, pooled.data(), d, hidden.data());
+      const float x = w_.value_error_bias2[0] + dot(w_.value_error_weight2.data(), hidden.data(), hh);
+      out.value_error[b] = x > 20.0f ? x : std::log1p(std::exp(x));  // softplus, as torch's threshold 20
+    }
   }
 }
 

@@ -51,18 +51,23 @@ struct NativeNetWeights {
   std::vector<float> token_weight, token_bias;  // (3, d), (3): policy, soft policy, ownership
   std::vector<float> value_weight1, value_bias1, value_weight2, value_bias2;  // (hh, d), (hh), (3, hh), (3)
   std::vector<float> score_weight1, score_bias1, score_weight2, score_bias2;  // (hh, d), (hh), (1, hh), (1)
-  float score_scale = 1.0f;                                                   // the score head's unit
-  float masked_logit = -1e4f;                                                 // the policy logit of an illegal move
+  // The optional value-error head, softplus on top (all four empty: the network has none).
+  std::vector<float> value_error_weight1, value_error_bias1, value_error_weight2, value_error_bias2;
+  bool has_value_error() const { return !value_error_weight1.empty(); }
+  float score_scale = 1.0f;    // the score head's unit
+  float masked_logit = -1e4f;  // the policy logit of an illegal move
 };
 
 // The outputs of popucom/nn/outputs.py's OUTPUTS for `positions` positions, float32:
 // policy logits (positions, 81), win/draw/loss probabilities (positions, 3), score
-// (positions), ownership (positions, 81).
+// (positions), ownership (positions, 81), and the value error (positions) when the network
+// has that head (nullptr: not computed).
 struct NativeNetOutputs {
   float* policy;
   float* wdl;
   float* score;
   float* ownership;
+  float* value_error = nullptr;
 };
 
 class NativeNet {
@@ -83,6 +88,7 @@ class NativeNet {
   int threads() const { return pool_.size(); }
   int piece_positions() const { return piece_; }
   bool bf16() const { return bf16_; }
+  bool has_value_error() const { return w_.has_value_error(); }
 
  private:
   template <typename Act>

@@ -439,7 +439,7 @@ TEST(search, solver_with_its_table_matches_plain_minimax) {
   CHECK(decided > 0);
 }
 
-TEST(search, the_endgame_choice_keeps_the_exact_value_and_the_searchs_move_when_it_can) {
+SLOW_TEST(search, the_endgame_choice_keeps_the_exact_value_and_the_searchs_move_when_it_can) {
   // Random positions 2-4 plies from the end: the move played has the best
   // exact result, and is the search's own choice whenever that has it. Every
   // way the probes can settle the root is met: a root won, drawn or lost, its

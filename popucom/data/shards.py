@@ -16,7 +16,9 @@ float planes; a sample is ~330 bytes. Arrays are memory-mapped on read, so a
 trainer samples rows from a window of many shards without loading them.
 Shards are written atomically (temp file + rename). The checksums catch what no value check
 can: a zeroed tail or a flipped bit reads as plausible targets. Version-1 shards (before the
-checksums) are still read, with one warning that their damage cannot be seen.
+checksums) are still read, with one warning that their damage cannot be seen. Version-1 and
+version-2 shards have no short-term value (data/short_term.py): theirs reads as the final
+outcome, the only value target they had.
 
 The feature planes are never stored: the trainer encodes them from the packed
 positions when it samples a batch (`encode_batch`), always with this build's
@@ -43,8 +45,8 @@ from ..fileio import write_atomic
 log = logging.getLogger(__name__)
 
 MAGIC = b"PCSHARD1"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)  # 1: no checksums
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)  # 1: no checksums; 1 and 2: no short-term value
 ALIGN = 64
 
 # name -> (dtype, per-sample shape, meaning)
@@ -52,11 +54,25 @@ FIELDS: dict[str, tuple[np.dtype, tuple[int, ...], str]] = {
     "state": (np.dtype(np.uint64), (_core.PACKED_WORDS,), "packed position (Position.pack)"),
     "policy": (np.dtype(np.float16), (_core.NUM_SQUARES,), "search policy target (sums to 1)"),
     "outcome": (np.dtype(np.int8), (), "final result for the side to move: 1 win, 0 draw, -1 loss"),
+    "short_term_value": (
+        np.dtype(np.float32),
+        (),
+        "the next plies' search values and the result, averaged (data/short_term.py), in [-1, 1]",
+    ),
     "score": (np.dtype(np.float32), (), "final floor margin incl. komi for the side to move"),
     "ownership": (np.dtype(np.int8), (_core.NUM_SQUARES,), "final floors: 1 own, -1 opponent, 0 unpainted"),
     "full_search": (np.dtype(np.bool_), (), "the policy target comes from a full search"),
     "game_id": (np.dtype(np.uint64), (), "random 64-bit id of the game (validation split)"),
 }
+
+
+# Fields a shard of an older version lacks, each with how it reads from the fields it has.
+ADDED_IN_VERSION_3 = {"short_term_value": lambda arrays: np.asarray(arrays["outcome"], dtype=np.float32)}
+
+
+def stored_fields(version: int) -> list[str]:
+    """The FIELDS a shard of that format version holds."""
+    return [name for name in FIELDS if version >= 3 or name not in ADDED_IN_VERSION_3]
 
 
 class ShardError(ValueError):
@@ -156,7 +172,7 @@ def read_shard(path: str | os.PathLike) -> Shard:
     if version == 1 and ("checksums" in header or "header_crc32" in header):
         # Version 1 never had them: a flipped bit turned a 2 into a 1.
         raise ShardError(f"{path}: a version-1 header with checksums: the file is damaged")
-    checksums = _checked_checksums(path, header) if version >= 2 else None
+    checksums = _checked_checksums(path, header, stored_fields(version)) if version >= 2 else None
     if checksums is None:
         _warn_unchecked(path)
     if header.get("feature_version") != _core.FEATURE_VERSION:
@@ -178,7 +194,8 @@ def read_shard(path: str | os.PathLike) -> Shard:
     if not isinstance(specs, dict):
         raise ShardError(f"{path}: header field 'arrays' is missing or not an object")
     arrays = {}
-    for name, (dtype, shape, _) in FIELDS.items():
+    for name in stored_fields(version):
+        dtype, shape, _ = FIELDS[name]
         spec = specs.get(name)
         if spec is None:
             raise ShardError(f"{path}: shard has no array '{name}'")
@@ -214,6 +231,9 @@ def read_shard(path: str | os.PathLike) -> Shard:
                 f"{path}: array '{name}' fails its checksum (crc32 {_crc32(arrays[name]):08x}, header has "
                 f"{checksums[name]:08x}): the file is damaged"
             )
+    for name, derive in ADDED_IN_VERSION_3.items():
+        if name not in arrays:
+            arrays[name] = derive(arrays)
     _check_targets(path, arrays)
     return Shard(path, header, arrays)
 
@@ -234,15 +254,15 @@ def sealed_header(header: dict) -> bytes:
     return json.dumps({**header, "header_crc32": _header_crc32(header)}).encode()
 
 
-def _checked_checksums(path: Path, header: dict) -> dict[str, int]:
-    """The array checksums of a version-2 header, once the header's own checksum holds."""
+def _checked_checksums(path: Path, header: dict, fields: list[str]) -> dict[str, int]:
+    """The checksums of `fields` in a version-2 (or later) header, once the header's own checksum holds."""
     stored = header.get("header_crc32")
     if not _is_crc(stored):
         raise ShardError(f"{path}: header field 'header_crc32' is {stored!r:.40}, not a CRC-32")
     if _header_crc32(header) != stored:
         raise ShardError(f"{path}: the header fails its checksum (header_crc32): the file is damaged")
     checksums = header.get("checksums")
-    if not isinstance(checksums, dict) or not all(_is_crc(checksums.get(name)) for name in FIELDS):
+    if not isinstance(checksums, dict) or not all(_is_crc(checksums.get(name)) for name in fields):
         raise ShardError(f"{path}: header field 'checksums' is missing or lacks a CRC-32 for an array")
     return checksums
 
@@ -285,6 +305,8 @@ def _check_targets(path: Path, arrays: dict[str, np.ndarray]) -> None:
     bad_rows("policy", np.isfinite(policy) & (policy >= 0))
     bad_rows("score", np.isfinite(np.asarray(arrays["score"])))
     bad_rows("outcome", np.abs(np.asarray(arrays["outcome"], dtype=np.int16)) <= 1)
+    short_term = np.asarray(arrays["short_term_value"])
+    bad_rows("short_term_value", np.isfinite(short_term) & (np.abs(short_term) <= 1))
     bad_rows("ownership", np.abs(np.asarray(arrays["ownership"], dtype=np.int16)) <= 1)
 
 
@@ -292,8 +314,14 @@ _MEANING = {
     "policy": "NaN, inf or negative probabilities",
     "score": "NaN or inf",
     "outcome": "not -1, 0 or 1",
+    "short_term_value": "NaN, inf or outside [-1, 1]",
     "ownership": "not -1, 0 or 1",
 }
+
+
+def black_outcome(result: _core.Result) -> int:
+    """A finished game's result for Black: 1 win, 0 draw, -1 loss."""
+    return {_core.Result.BLACK_WIN: 1, _core.Result.WHITE_WIN: -1, _core.Result.DRAW: 0}[result]
 
 
 def samples_from_game(
@@ -302,23 +330,30 @@ def samples_from_game(
     full_search: np.ndarray,
     final: _core.Position,
     game_id: int,
+    short_term_value: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """Training rows for every position of one finished game (targets from each mover's side)."""
+    """Training rows for every position of one finished game (targets from each mover's side).
+    short_term_value (n,) comes from the searches (data/short_term.py); games without searches
+    (the bots') take the final outcome."""
     if not final.is_over:
         raise ValueError("samples_from_game needs the final (finished) position")
     n = len(positions)
     result = final.result
-    black_outcome = {_core.Result.BLACK_WIN: 1, _core.Result.WHITE_WIN: -1, _core.Result.DRAW: 0}[result]
+    black_result = black_outcome(result)
     margin = final.final_margin  # the rule lives in C++ (Position::final_margin), shared with the search
     squares = range(_core.NUM_SQUARES)
     black_floors = np.array([(final.floors(_core.Color.BLACK) >> sq) & 1 for sq in squares], dtype=np.int8)
     white_floors = np.array([(final.floors(_core.Color.WHITE) >> sq) & 1 for sq in squares], dtype=np.int8)
     black_ownership = black_floors - white_floors
     signs = np.array([1 if p.to_move == _core.Color.BLACK else -1 for p in positions], dtype=np.int8)
+    outcome = (signs * black_result).astype(np.int8)
+    if short_term_value is None:
+        short_term_value = outcome
     return {
         "state": np.stack([p.pack() for p in positions]) if n else np.zeros((0, _core.PACKED_WORDS), np.uint64),
         "policy": np.asarray(policies, dtype=np.float16).reshape(n, _core.NUM_SQUARES),
-        "outcome": (signs * black_outcome).astype(np.int8),
+        "outcome": outcome,
+        "short_term_value": np.asarray(short_term_value, dtype=np.float32).reshape(n),
         "score": (signs * margin).astype(np.float32),
         "ownership": (signs[:, None] * black_ownership[None, :]).astype(np.int8),
         "full_search": np.asarray(full_search, dtype=np.bool_).reshape(n),

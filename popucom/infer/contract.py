@@ -9,7 +9,10 @@ and returns an `EvalOutput` whose row i answers input row i:
   hold anything finite;
 - ``wdl``: float32 (N, 3), probabilities of win, draw, loss for the side to move;
 - ``score``: float32 (N,), the expected final floor margin (komi included) for
-  the side to move.
+  the side to move;
+- ``value_error``: float32 (N,) >= 0, the expected squared error of the value's
+  win - loss, or None from a model without that head (the search then weights
+  every playout alike).
 
 The fields are named as the deployed model's outputs (popucom.nn.outputs.OUTPUTS),
 which give their shapes; a backend builds its answer from the model's named
@@ -32,11 +35,13 @@ class EvalOutput(NamedTuple):
     policy_logits: np.ndarray  # float32 (N, NUM_SQUARES)
     wdl: np.ndarray  # float32 (N, 3)
     score: np.ndarray  # float32 (N,)
+    value_error: np.ndarray | None = None  # float32 (N,), only from a model with that head
 
     @classmethod
     def from_outputs(cls, outputs: Mapping[str, np.ndarray]) -> EvalOutput:
-        """The search's share of a model's outputs, looked up by name."""
-        return cls(*(outputs[name] for name in cls._fields))
+        """The search's share of a model's outputs, looked up by name (value_error where the
+        model has it)."""
+        return cls(outputs["policy_logits"], outputs["wdl"], outputs["score"], outputs.get("value_error"))
 
 
 @runtime_checkable
@@ -54,15 +59,22 @@ def check_outputs(out: EvalOutput, n: int) -> EvalOutput:
     """Returns `out` as contiguous float32 arrays of the contract's shapes, or raises ValueError:
     for a wrong shape, a value that is not finite, or a wdl row that is not a probability
     distribution. Checked before the search sees a batch, so one bad batch changes no tree."""
-    if not isinstance(out, tuple) or len(out) != len(EvalOutput._fields):
-        raise ValueError("an evaluator must return (policy_logits, wdl, score)")
-    arrays = [np.ascontiguousarray(a, dtype=np.float32) for a in out]
+    if not isinstance(out, tuple) or len(out) not in (3, len(EvalOutput._fields)):
+        raise ValueError("an evaluator must return (policy_logits, wdl, score[, value_error])")
+    arrays = [None if a is None else np.ascontiguousarray(a, dtype=np.float32) for a in out]
     for array, name in zip(arrays, EvalOutput._fields):
+        if array is None and name == "value_error":
+            continue
+        if array is None:
+            raise ValueError(f"evaluator output {name} is missing (None)")
         shape = (n, *OUTPUTS_BY_NAME[name].shape)
         if array.shape != shape:
             raise ValueError(f"evaluator output {name} has shape {array.shape}, expected {shape}")
         _check_finite(array, name)
     _check_distribution(arrays[1], "wdl")
+    if len(arrays) > 3 and arrays[3] is not None and (arrays[3] < 0).any():
+        row = int(np.flatnonzero(arrays[3] < 0)[0])
+        raise ValueError(f"evaluator output value_error is negative in row {row}: {arrays[3][row]:.4g}")
     return EvalOutput(*arrays)
 
 

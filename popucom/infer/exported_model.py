@@ -4,12 +4,13 @@ way, with the same messages, before ONNX Runtime (onnx_backend.py) or OpenVINO
 
 `open_exported(path)` refuses a missing file (FileNotFoundError) and a file that is not a model
 of this build (ValueError: unreadable, not ours, another feature version, other outputs) and
-returns its metadata. `check_interface(path, inputs, outputs)` refuses a model whose input or
-outputs, as the runtime reports them after loading it, are not the deployed model's: one input
-INPUT_NAME, float32 [N, NUM_FEATURE_PLANES, 9, 9], and exactly the outputs of
-popucom.nn.outputs.OUTPUTS, float32 [N, *per-position shape], with the batch N dynamic in every
-one. The metadata could say one thing and the graph another, and a graph with a fixed batch of 1
-loads and runs one position, then fails on the search's first batch of two.
+returns its metadata. `check_interface(path, inputs, outputs, names)` refuses a model whose input
+or outputs, as the runtime reports them after loading it, are not the deployed model's: one input
+INPUT_NAME, float32 [N, NUM_FEATURE_PLANES, 9, 9], and exactly the outputs its metadata names
+(those of popucom.nn.outputs.OUTPUTS, an optional one perhaps absent), float32
+[N, *per-position shape], with the batch N dynamic in every one. The metadata could say one
+thing and the graph another, and a graph with a fixed batch of 1 loads and runs one position,
+then fails on the search's first batch of two.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import NamedTuple
 
 from .. import _core
 from ..nn.export import INPUT_NAME, check_metadata, read_metadata
-from ..nn.outputs import OUTPUTS
+from ..nn.outputs import OUTPUTS_BY_NAME
 
 # A dimension as a runtime reports it: a size, or a name / None / -1 for a dynamic one.
 Dimension = int | str | None
@@ -64,7 +65,7 @@ def _check_port(path: Path, kind: str, port: Port, per_position: list[int]) -> N
         )
 
 
-def check_interface(path: str | Path, inputs: Sequence[Port], outputs: Sequence[Port]) -> None:
+def check_interface(path: str | Path, inputs: Sequence[Port], outputs: Sequence[Port], names: Sequence[str]) -> None:
     """ValueError unless the runtime's view of the model is the deployed interface (the module
     docstring): names first, then each one's dtype, shape and dynamic batch."""
     path = Path(path)
@@ -75,7 +76,7 @@ def check_interface(path: str | Path, inputs: Sequence[Port], outputs: Sequence[
             f"'{INPUT_NAME}' of shape [N, {', '.join(map(str, planes))}]"
         )
     found = {p.name: list(p.shape[1:]) for p in outputs}
-    expected = {o.name: list(o.shape) for o in OUTPUTS}
+    expected = {name: list(OUTPUTS_BY_NAME[name].shape) for name in names}
     if set(found) != set(expected) or len(outputs) != len(expected):
         raise ValueError(f"{path}: outputs (name: shape per position) are {found}, expected {expected}")
     _check_port(path, "input", inputs[0], planes)

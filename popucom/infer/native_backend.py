@@ -20,7 +20,6 @@ import torch
 from .. import _core
 from ..nn.model import PopucomNet
 from ..nn.native import NativeForward, native_forward_refusal, network_refusal
-from ..nn.outputs import OUTPUT_NAMES
 from .choice import AVX512_LEVELS
 from .contract import EvalOutput
 from .precision import cpu_matmul_dtype
@@ -57,13 +56,14 @@ class NativeEvaluator:
         self.threads = resolve_threads(threads)
         self.forward = NativeForward(net, self.threads, bf16=bf16)
         self.feature_version = net.config.feature_version
+        self.output_names = tuple(o.name for o in net.outputs)
         self.device = "cpu"
         self.calls = 0
 
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
-        """Every output of the deployed model (popucom.nn.outputs.OUTPUTS), keyed by name."""
+        """Every output of the deployed model (the network's outputs), keyed by name."""
         self.calls += 1
-        return dict(zip(OUTPUT_NAMES, self.forward(features), strict=True))
+        return dict(zip(self.output_names, self.forward(features), strict=True))
 
     def __call__(self, features: np.ndarray) -> EvalOutput:
         return EvalOutput.from_outputs(self.run_all(features))

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..nn.export import INPUT_NAME
-from ..nn.outputs import OUTPUT_NAMES
+from ..nn.export import INPUT_NAME, output_names
 from .contract import EvalOutput
 from .exported_model import Port, check_interface, open_exported
 from .threads import onnx_session_options
@@ -41,6 +40,7 @@ class OnnxEvaluator:
 
         self.path = Path(path)
         self.metadata = open_exported(self.path)
+        self.output_names = output_names(self.metadata)
         if device not in PROVIDERS:
             raise ValueError(f"unknown device '{device}' for onnxruntime (choose cpu or cuda)")
         wanted = PROVIDERS[device]
@@ -61,6 +61,7 @@ class OnnxEvaluator:
             self.path,
             [_port(i) for i in self.session.get_inputs()],
             [_port(o) for o in self.session.get_outputs()],
+            self.output_names,
         )
         self.feature_version = int(self.metadata["feature_version"])
         self.preset = self.metadata.get("preset", "?")
@@ -68,10 +69,10 @@ class OnnxEvaluator:
         self.calls = 0
 
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
-        """Every output of the model, keyed by name (OUTPUT_NAMES)."""
+        """Every output of the model, keyed by name (output_names)."""
         self.calls += 1
-        arrays = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: np.ascontiguousarray(features, np.float32)})
-        return dict(zip(OUTPUT_NAMES, arrays))
+        arrays = self.session.run(list(self.output_names), {INPUT_NAME: np.ascontiguousarray(features, np.float32)})
+        return dict(zip(self.output_names, arrays, strict=True))
 
     def __call__(self, features: np.ndarray) -> EvalOutput:
         return EvalOutput.from_outputs(self.run_all(features))

@@ -29,8 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..nn.export import INPUT_NAME
-from ..nn.outputs import OUTPUT_NAMES
+from ..nn.export import INPUT_NAME, output_names
 from .contract import EvalOutput
 from .exported_model import Port, check_interface, open_exported
 from .threads import resolve_threads
@@ -79,6 +78,7 @@ class OpenVinoEvaluator:
         ov = import_openvino()
         self.path = Path(path)
         self.metadata = open_exported(self.path)
+        self.output_names = output_names(self.metadata)
         self.threads = resolve_threads(threads)
         core = ov.Core()
         try:
@@ -91,10 +91,11 @@ class OpenVinoEvaluator:
             self.path,
             [port for i in model.inputs for port in _ports(i)],
             [port for o in model.outputs for port in _ports(o)],
+            self.output_names,
         )
         self.compiled = core.compile_model(model, "CPU", compile_settings(self.threads))
         self.version = ov.get_version().split("-")[0]
-        self.outputs = [self.compiled.output(name) for name in OUTPUT_NAMES]
+        self.outputs = [self.compiled.output(name) for name in self.output_names]
         self.feature_version = int(self.metadata["feature_version"])
         self.preset = self.metadata.get("preset", "?")
         self.device = "cpu"
@@ -109,10 +110,10 @@ class OpenVinoEvaluator:
         return request
 
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
-        """Every output of the model, keyed by name (OUTPUT_NAMES)."""
+        """Every output of the model, keyed by name (output_names)."""
         self.calls += 1
         results = self.request().infer({INPUT_NAME: np.ascontiguousarray(features, np.float32)})
-        return {name: results[output] for name, output in zip(OUTPUT_NAMES, self.outputs, strict=True)}
+        return {name: results[output] for name, output in zip(self.output_names, self.outputs, strict=True)}
 
     def __call__(self, features: np.ndarray) -> EvalOutput:
         return EvalOutput.from_outputs(self.run_all(features))

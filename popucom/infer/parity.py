@@ -11,7 +11,6 @@ import torch
 
 from ..data.positions import random_features
 from ..nn.model import ExportWrapper, PopucomNet
-from ..nn.outputs import OUTPUT_NAMES
 from .onnx_backend import OnnxEvaluator
 
 
@@ -24,7 +23,10 @@ def output_difference(
     with torch.no_grad():
         expected = ExportWrapper(net).eval()(torch.from_numpy(features))
     got = run_all(features)
-    return max(float(np.abs(e.numpy() - got[name]).max()) for name, e in zip(OUTPUT_NAMES, expected, strict=True))
+    return max(
+        float(np.abs(e.numpy() - got[name]).max())
+        for name, e in zip((o.name for o in net.outputs), expected, strict=True)
+    )
 
 
 def max_abs_difference(net: PopucomNet, onnx_path: str | Path, batch: int, seed: int = 0) -> float:

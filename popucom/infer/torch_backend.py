@@ -31,7 +31,6 @@ import numpy as np
 import torch
 
 from ..nn.model import ExportWrapper, PopucomNet
-from ..nn.outputs import OUTPUT_NAMES
 from .contract import EvalOutput
 from .precision import cpu_matmul_dtype
 from .threads import AdaptiveBudget, set_torch_threads
@@ -87,6 +86,7 @@ class TorchEvaluator:
         self.chunk = chunk if chunk is not None else (CPU_CHUNK if self.device.type == "cpu" else 0)
         self.forward = torch.compile(self.model, dynamic=True) if compile else self.model
         self.feature_version = net.config.feature_version
+        self.output_names = tuple(o.name for o in net.outputs)
         self.calls = 0
         parallel = self.device.type == "cpu" and self.threads > 1 and not compile and self.chunk > 0
         self.workers = worker_pool(self.threads) if parallel else None
@@ -94,7 +94,7 @@ class TorchEvaluator:
 
     @torch.inference_mode()
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
-        """Every output of the deployed model (popucom.nn.outputs.OUTPUTS) as numpy arrays, keyed by name."""
+        """Every output of the deployed model (the network's outputs) as numpy arrays, keyed by name."""
         self.calls += 1
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
         if self.workers is not None and len(x) >= PARALLEL_MIN_BATCH:
@@ -102,7 +102,7 @@ class TorchEvaluator:
         else:
             parts = self.on_calling_thread(x)
         outputs = [torch.cat(o) for o in zip(*parts)] if len(parts) > 1 else parts[0]
-        return {name: o.float().cpu().numpy() for name, o in zip(OUTPUT_NAMES, outputs, strict=True)}
+        return {name: o.float().cpu().numpy() for name, o in zip(self.output_names, outputs, strict=True)}
 
     def on_calling_thread(self, x: torch.Tensor) -> list[tuple[torch.Tensor, ...]]:
         """The forward of `x` in chunks on this thread, on the adaptive budget's torch threads."""

@@ -20,8 +20,8 @@ import numpy as np
 
 from .. import _core
 from ..fileio import write_bytes_atomic
-from ..nn.export import INPUT_NAME, check_metadata, read_metadata
-from ..nn.outputs import OUTPUT_NAMES, OUTPUTS
+from ..nn.export import INPUT_NAME, check_metadata, output_names, read_metadata
+from ..nn.outputs import OUTPUTS_BY_NAME
 from .contract import EvalOutput
 
 logger = logging.getLogger(__name__)
@@ -144,7 +144,8 @@ class TensorRTEvaluator:
             raise RuntimeError(f"cannot load TensorRT engine {self.plan}; delete it to rebuild")
         self.context = self.engine.create_execution_context()
         names = [self.engine.get_tensor_name(i) for i in range(self.engine.num_io_tensors)]
-        missing = [n for n in (INPUT_NAME, *OUTPUT_NAMES) if n not in names]
+        self.output_names = output_names(self.metadata)
+        missing = [n for n in (INPUT_NAME, *self.output_names) if n not in names]
         if missing:
             raise ValueError(f"TensorRT engine {self.plan} lacks tensors {missing}")
         self.max_batch = max_batch
@@ -164,13 +165,13 @@ class TensorRTEvaluator:
             self.context.set_input_shape(INPUT_NAME, tuple(x.shape))
             self.context.set_tensor_address(INPUT_NAME, x.data_ptr())
             outputs = {}
-            for o in OUTPUTS:
-                outputs[o.name] = torch.empty((n, *o.shape), dtype=torch.float32, device=self.device)
-                self.context.set_tensor_address(o.name, outputs[o.name].data_ptr())
+            for name in self.output_names:
+                outputs[name] = torch.empty((n, *OUTPUTS_BY_NAME[name].shape), dtype=torch.float32, device=self.device)
+                self.context.set_tensor_address(name, outputs[name].data_ptr())
             if not self.context.execute_async_v3(self.stream.cuda_stream):
                 raise RuntimeError("TensorRT execution failed")
             self.stream.synchronize()
-        return EvalOutput.from_outputs({name: outputs[name].cpu().numpy() for name in EvalOutput._fields})
+        return EvalOutput.from_outputs({name: o.cpu().numpy() for name, o in outputs.items()})
 
     def describe(self) -> str:
         return f"TensorRT on {self.torch.cuda.get_device_name(0)} (engine {self.plan.name})"

@@ -36,7 +36,7 @@ FLOAT_LIMITS: dict[str, tuple[float, float]] = {
     "pope_theta_max": (0.0, 2 * math.pi),
     "pope_theta_min": (0.0, 2 * math.pi),
 }
-BOOL_FIELDS = ("attn_res", "mhc", "absolute_positions")
+BOOL_FIELDS = ("attn_res", "mhc", "absolute_positions", "value_error_head")
 MAX_LOSS_WEIGHT = 1e6
 MAX_PRESET_NAME = 64
 
@@ -74,6 +74,11 @@ class LossWeights:
     score: float = 0.002
     score_huber_delta: float = 12.0
     ownership: float = 0.25  # mean squared error of the final floor map
+    # Huber on the value head's squared error against the short-term value (a number in
+    # [0, 4]); the reference project weights it 1 at width 1. Lower here: the head starts
+    # from nothing on a trained trunk (a network gaining it) and must not pull the trunk.
+    value_error: float = 0.25
+    value_error_huber_delta: float = 1.0
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -103,6 +108,9 @@ class ModelConfig:
     # PoPE is relative and the input planes are translation-invariant on an empty board:
     # a learned per-cell embedding tells the network where the edges are.
     absolute_positions: bool = True
+    # The value-error head (outputs.HEADS): the search's uncertainty weights. Off in a config
+    # that does not name it, so every network from before it loads as it was.
+    value_error_head: bool = False
     feature_version: int = _core.FEATURE_VERSION
     input_planes: int = _core.NUM_FEATURE_PLANES
     loss_weights: LossWeights = field(default_factory=LossWeights)
@@ -154,9 +162,15 @@ class ModelConfig:
 # tiny: tests (< 100k parameters). small: the CPU default (ONNX < 5 MB).
 # base: GPU, comparable to the reference's ~2.3M parameters.
 PRESETS: dict[str, ModelConfig] = {
-    "tiny": ModelConfig(preset="tiny", d_model=32, layers=2, heads=2, mlp_ratio=2, head_hidden=32),
-    "small": ModelConfig(preset="small", d_model=64, layers=4, heads=4, mlp_ratio=3, head_hidden=64),
-    "base": ModelConfig(preset="base", d_model=192, layers=6, heads=6, mlp_ratio=4, head_hidden=128),
+    "tiny": ModelConfig(
+        preset="tiny", d_model=32, layers=2, heads=2, mlp_ratio=2, head_hidden=32, value_error_head=True
+    ),
+    "small": ModelConfig(
+        preset="small", d_model=64, layers=4, heads=4, mlp_ratio=3, head_hidden=64, value_error_head=True
+    ),
+    "base": ModelConfig(
+        preset="base", d_model=192, layers=6, heads=6, mlp_ratio=4, head_hidden=128, value_error_head=True
+    ),
 }
 
 

@@ -17,7 +17,7 @@ import torch
 from .. import _core
 from ..fileio import write_bytes_atomic
 from .model import ExportWrapper, PopucomNet
-from .outputs import OUTPUT_NAMES
+from .outputs import check_output_names
 
 ONNX_FORMAT = "popucom-onnx"
 ONNX_FORMAT_VERSION = 1
@@ -93,7 +93,7 @@ def _exported_graph(net: PopucomNet, optimize: bool):
                 opset_version=OPSET,
                 optimize=optimize,
                 input_names=[INPUT_NAME],
-                output_names=list(OUTPUT_NAMES),
+                output_names=[o.name for o in net.outputs],
                 dynamic_shapes={"features": {0: torch.export.Dim("batch")}},
                 verbose=False,
             )
@@ -113,7 +113,7 @@ def _write_model(model, net: PopucomNet, path: str | Path, extra_metadata: dict[
         "num_feature_planes": str(_core.NUM_FEATURE_PLANES),
         "preset": net.config.preset,
         "model_config": json.dumps(net.config.to_dict()),
-        "outputs": ",".join(OUTPUT_NAMES),
+        "outputs": ",".join(o.name for o in net.outputs),
         **(extra_metadata or {}),
     }
     del model.metadata_props[:]
@@ -151,5 +151,9 @@ def check_metadata(metadata: dict[str, str], path: str | Path) -> None:
             f"{path} was trained on feature version {metadata.get('feature_version')}, "
             f"this build encodes version {_core.FEATURE_VERSION}"
         )
-    if metadata.get("outputs") != ",".join(OUTPUT_NAMES):
-        raise ValueError(f"{path} has outputs '{metadata.get('outputs')}', expected '{','.join(OUTPUT_NAMES)}'")
+    check_output_names(str(metadata.get("outputs", "")).split(","), str(path))
+
+
+def output_names(metadata: dict[str, str]) -> tuple[str, ...]:
+    """The outputs of a model whose metadata check_metadata accepted, in order."""
+    return tuple(metadata["outputs"].split(","))

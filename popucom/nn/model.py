@@ -8,7 +8,8 @@ sub-layer outputs and the current stream readout).
 Outputs (all from the side to move), named in outputs.HEADS: policy and
 soft-policy logits over the cells with illegal cells masked, win/draw/loss
 logits, the expected final margin in floors, and the final floor ownership in
-[-1, 1] per cell.
+[-1, 1] per cell; with `value_error_head`, the expected squared error of its
+win - loss against the short-term value (the search's uncertainty weights).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from torch import nn
 from .. import _core
 from .config import ModelConfig
 from .layers import MLP, DepthMixer, HyperConnection, PoPEAttention, RMSNorm, SubLayer, rms_normalize, tracing
-from .outputs import OUTPUTS, WDL
+from .outputs import HEADS, WDL, Output, model_outputs
 
 LEGAL_PLANE = [name for name, _ in _core.FEATURE_PLANES].index("legal_moves")
 SCORE_SCALE = 20.0  # the score head predicts margin / SCORE_SCALE
@@ -56,6 +57,11 @@ class PopucomNet(nn.Module):
         self.token_head = nn.Linear(d, 3)  # policy, soft policy, ownership
         self.value_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, len(WDL)))
         self.score_head = nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, 1))
+        self.value_error_head = (
+            nn.Sequential(nn.Linear(d, c.head_hidden), nn.GELU(), nn.Linear(c.head_hidden, 1), nn.Softplus())
+            if c.value_error_head
+            else None
+        )
 
     # --- trunk variants: each returns its output RMS-normalised (the final norm without its gain)
     def _plain(self, h: torch.Tensor) -> torch.Tensor:
@@ -146,7 +152,8 @@ class PopucomNet(nn.Module):
         return self._plain(h0)
 
     def forward(self, features: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The heads of outputs.HEADS, keyed by name, in that order."""
+        """The heads of outputs.HEADS, keyed by name, in that order (an optional head only
+        when the config has it)."""
         h = self.trunk(features)
         h = h * self.final_norm.weight.to(h.dtype)
         per_cell = self.token_head(h)  # (N, 81, 3)
@@ -154,13 +161,26 @@ class PopucomNet(nn.Module):
         policy = per_cell[..., 0].masked_fill(illegal, MASKED_LOGIT)
         soft_policy = per_cell[..., 1].masked_fill(illegal, MASKED_LOGIT)
         pooled = h.mean(dim=1)
-        return {
+        out = {
             "policy_logits": policy,
             "soft_policy_logits": soft_policy,
             "wdl_logits": self.value_head(pooled),
             "score": self.score_head(pooled).squeeze(-1) * SCORE_SCALE,
             "ownership": torch.tanh(per_cell[..., 2]),
         }
+        if self.value_error_head is not None:
+            out["value_error"] = self.value_error_head(pooled).squeeze(-1)
+        return out
+
+    @property
+    def head_names(self) -> tuple[str, ...]:
+        """The heads forward() returns."""
+        return tuple(h.name for h in HEADS if not h.optional or self.config.value_error_head)
+
+    @property
+    def outputs(self) -> tuple[Output, ...]:
+        """The deployed outputs of this network (outputs.model_outputs)."""
+        return model_outputs(self.head_names)
 
     def set_inference_matmul_dtype(self, dtype: torch.dtype, attention_dots: torch.dtype | None = None) -> None:
         """The operand dtype of the sub-layers' matrix products in CPU inference (fp32
@@ -195,8 +215,9 @@ ACTIVATIONS = {None: lambda t: t, "softmax": lambda t: F.softmax(t, dim=-1)}
 
 
 class ExportWrapper(nn.Module):
-    """The deployed interface: (features) -> the tensors of outputs.OUTPUTS, in that order
-    (policy logits, wdl probabilities, score, ownership)."""
+    """The deployed interface: (features) -> the tensors of the network's outputs
+    (outputs.model_outputs), in OUTPUTS order (policy logits, wdl probabilities, score,
+    ownership, value error when it has that head)."""
 
     def __init__(self, net: PopucomNet) -> None:
         super().__init__()
@@ -204,4 +225,4 @@ class ExportWrapper(nn.Module):
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, ...]:
         out = self.net(features)
-        return tuple(ACTIVATIONS[o.activation](out[o.head]) for o in OUTPUTS)
+        return tuple(ACTIVATIONS[o.activation](out[o.head]) for o in self.net.outputs)

@@ -82,7 +82,7 @@ def native_spec(net: PopucomNet) -> dict:
     value1, value2 = net.value_head[0], net.value_head[2]
     score1, score2 = net.score_head[0], net.score_head[2]
     cells = net.cell_embedding if net.cell_embedding is not None else torch.zeros(_core.NUM_SQUARES, c.d_model)
-    return {
+    spec = {
         "planes": c.input_planes, "d": c.d_model, "layers": c.layers, "heads": c.heads,
         "mlp_hidden": net.sublayers[1].inner.up.out_features, "head_hidden": c.head_hidden,
         "legal_plane": LEGAL_PLANE,
@@ -97,6 +97,13 @@ def native_spec(net: PopucomNet) -> dict:
         "score_weight2": _floats(score2.weight), "score_bias2": _floats(score2.bias),
         "score_scale": SCORE_SCALE, "masked_logit": MASKED_LOGIT,
     }  # fmt: skip
+    if net.value_error_head is not None:
+        error1, error2 = net.value_error_head[0], net.value_error_head[2]
+        spec.update(
+            value_error_weight1=_floats(error1.weight * gain), value_error_bias1=_floats(error1.bias),
+            value_error_weight2=_floats(error2.weight), value_error_bias2=_floats(error2.bias),
+        )  # fmt: skip
+    return spec
 
 
 class NativeForward:

@@ -19,6 +19,7 @@ if the search or the GUI should see it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .. import _core
@@ -33,6 +34,7 @@ class Head:
     target: str  # the Batch field the loss compares it with
     loss: str  # a key of popucom.train.losses.LOSS_KINDS
     weight: str  # the LossWeights field weighting the term, and the term's name
+    optional: bool = False  # only in networks whose config has it (see the module docstring)
 
 
 HEADS: tuple[Head, ...] = (
@@ -48,6 +50,9 @@ HEADS: tuple[Head, ...] = (
     Head("score", (), target="score", loss="huber", weight="score"),
     # the final floor ownership per square in [-1, 1]
     Head("ownership", (_core.NUM_SQUARES,), target="ownership", loss="mse", weight="ownership"),
+    # the expected squared gap between the value head's win - loss and the short-term value
+    # (data/short_term.py), >= 0: the search weights a playout by its inverse
+    Head("value_error", (), target="value_squared_error", loss="huber", weight="value_error", optional=True),
 )
 HEAD_NAMES = tuple(h.name for h in HEADS)
 HEADS_BY_NAME = {h.name: h for h in HEADS}
@@ -70,6 +75,27 @@ OUTPUTS: tuple[Output, ...] = (
     Output("wdl", "wdl_logits", activation="softmax"),  # probabilities
     Output("score", "score"),
     Output("ownership", "ownership"),
+    Output("value_error", "value_error"),
 )
 OUTPUT_NAMES = tuple(o.name for o in OUTPUTS)
 OUTPUTS_BY_NAME = {o.name: o for o in OUTPUTS}
+OPTIONAL_OUTPUT_NAMES = tuple(o.name for o in OUTPUTS if HEADS_BY_NAME[o.head].optional)
+
+
+def model_outputs(head_names: Iterable[str]) -> tuple[Output, ...]:
+    """The outputs of a network with these heads, in OUTPUTS order: every output of a head
+    it has (a network without an optional head lacks that head's output)."""
+    heads = set(head_names)
+    return tuple(o for o in OUTPUTS if o.head in heads)
+
+
+def check_output_names(names: Sequence[str], where: str) -> tuple[str, ...]:
+    """`names` if they are OUTPUT_NAMES, in order, less some optional ones; else ValueError."""
+    names = tuple(names)
+    allowed = [n for n in OUTPUT_NAMES if n in names or n not in OPTIONAL_OUTPUT_NAMES]
+    if list(names) != allowed:
+        raise ValueError(
+            f"{where} has outputs '{','.join(names)}', expected '{','.join(OUTPUT_NAMES)}' "
+            f"(of which {', '.join(OPTIONAL_OUTPUT_NAMES)} may be absent)"
+        )
+    return names

@@ -121,10 +121,14 @@ def eager_reference(net: PopucomNet, features: torch.Tensor) -> dict[str, torch.
     per_cell = net.token_head(h)
     illegal = features[:, LEGAL_PLANE].flatten(1) < 0.5
     pooled = h.mean(dim=1)
-    return {
+    out = {
         "policy_logits": per_cell[..., 0].masked_fill(illegal, MASKED_LOGIT),
         "soft_policy_logits": per_cell[..., 1].masked_fill(illegal, MASKED_LOGIT),
         "wdl_logits": net.value_head(pooled),
         "score": net.score_head(pooled).squeeze(-1) * SCORE_SCALE,
         "ownership": torch.tanh(per_cell[..., 2]),
     }
+    if net.value_error_head is not None:
+        hidden = F.gelu(net.value_error_head[0](pooled))
+        out["value_error"] = F.softplus(net.value_error_head[2](hidden)).squeeze(-1)
+    return out

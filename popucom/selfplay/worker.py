@@ -29,7 +29,8 @@ import numpy as np
 
 from .. import _core
 from ..data.records import outcome_fields, to_jsonl
-from ..data.shards import FIELDS, concat_samples, samples_from_game, write_shard
+from ..data.shards import FIELDS, black_outcome, concat_samples, samples_from_game, write_shard
+from ..data.short_term import short_term_values
 from ..fileio import write_text_atomic
 from ..infer.contract import Evaluator
 from ..search import BatchedSearch
@@ -93,6 +94,11 @@ class _GameInProgress:
     full: bool = False
     positions: list = field(default_factory=list)
     policies: list = field(default_factory=list)
+    # Every searched ply's root value and mover (the short-term value target reads the plies
+    # after a recorded one), and the indices of the recorded (full-search) plies among them.
+    root_values: list = field(default_factory=list)
+    movers: list = field(default_factory=list)
+    recorded: list = field(default_factory=list)
 
 
 class SelfPlayWorker:
@@ -173,10 +179,13 @@ class SelfPlayWorker:
         if state.full:
             stats.full_searches += 1
             stats.noisy_full_searches += noisy
+            state.recorded.append(len(state.root_values))
             state.positions.append(search.position(slot))
             state.policies.append(search.policy_target(slot))
         else:
             stats.noisy_fast_searches += noisy
+        state.root_values.append(search.root_info(slot)["value"])
+        state.movers.append(state.game.position.to_move)
         move = search.choose_move(slot, temperature(state.game.ply, self.config))
         state.game.play(move)
         search.play(slot, move)
@@ -195,9 +204,15 @@ class SelfPlayWorker:
         stats.draws += result == _core.Result.DRAW
         n = len(state.positions)
         if n:
+            short_term = short_term_values(state.root_values, state.movers, black_outcome(result))[state.recorded]
             self.rows.append(
                 samples_from_game(
-                    state.positions, np.stack(state.policies), np.ones(n, bool), final, self.rng.getrandbits(64)
+                    state.positions,
+                    np.stack(state.policies),
+                    np.ones(n, bool),
+                    final,
+                    self.rng.getrandbits(64),
+                    short_term_value=short_term,
                 )
             )
             stats.positions += n

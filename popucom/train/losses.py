@@ -1,5 +1,6 @@
-"""The training losses: one term per head of popucom.nn.outputs.HEADS, computed by the head's
-loss kind against its batch target and weighted by its LossWeights field.
+"""The training losses: one term per head of popucom.nn.outputs.HEADS that the network has,
+computed by the head's loss kind against its target (a batch field, or one derived from the
+network's other outputs: DERIVED_TARGETS) and weighted by its LossWeights field.
 
 The terms are returned unweighted under the head's weight name (the metrics' `loss/<name>`),
 with the weighted sum under "total", summed in HEADS order.
@@ -65,19 +66,45 @@ LOSS_KINDS: dict[str, LossKind] = {
     "mse": mse,
 }
 
-# The batch fields the losses read: the heads' targets and the full-search row weights.
-TARGET_FIELDS = (*dict.fromkeys(h.target for h in HEADS), "full_search")
+
+def value_squared_error(out: Mapping[str, torch.Tensor], batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """The value-error head's target: the squared gap between the value head's win - loss (held
+    fixed: the value head must not move to make its error look small) and the short-term value."""
+    wdl = F.softmax(out["wdl_logits"].detach().float(), dim=-1)
+    return (batch["short_term_value"] - (wdl[:, 0] - wdl[:, 2])).square()
+
+
+# Targets computed from the network's outputs and the batch, by name (a Head's `target`).
+DERIVED_TARGETS: dict[str, Callable[[Mapping[str, torch.Tensor], Mapping[str, torch.Tensor]], torch.Tensor]] = {
+    "value_squared_error": value_squared_error,
+}
+
+# The batch fields the losses read: the heads' stored targets, what the derived ones read, and
+# the full-search row weights.
+TARGET_FIELDS = (
+    *dict.fromkeys(h.target for h in HEADS if h.target not in DERIVED_TARGETS),
+    "short_term_value",
+    "full_search",
+)
+
+
+def _target(head: Head, out: Mapping[str, torch.Tensor], batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    derive = DERIVED_TARGETS.get(head.target)
+    return derive(out, batch) if derive is not None else batch[head.target]
 
 
 def losses(
     out: Mapping[str, torch.Tensor], batch: Mapping[str, torch.Tensor], config: ModelConfig
 ) -> dict[str, torch.Tensor]:
-    """Every loss term (unweighted, keyed by the head's weight name) and the weighted total."""
+    """Every loss term of the heads in `out` (unweighted, keyed by the head's weight name) and
+    the weighted total."""
     weights = config.loss_weights
     terms: dict[str, torch.Tensor] = {}
     total = None
     for head in HEADS:
-        term = LOSS_KINDS[head.loss](out[head.name], batch[head.target], batch, weights, head)
+        if head.name not in out:  # an optional head this network does not have
+            continue
+        term = LOSS_KINDS[head.loss](out[head.name], _target(head, out, batch), batch, weights, head)
         terms[head.weight] = term
         weighted = getattr(weights, head.weight) * term
         total = weighted if total is None else total + weighted
@@ -93,13 +120,14 @@ def teacher_targets(
     (knowledge distillation: a new network learns from the one it replaces as well as from the
     games). Distributions and classes blend with the teacher's softmax (a class target becomes
     a distribution, which the class loss takes as well), regressions with its values. A target
-    shared by several heads follows the first of them (the policy, not the soft policy)."""
+    shared by several heads follows the first of them (the policy, not the soft policy). Derived
+    targets are left alone: they follow from the blended ones."""
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"teacher share {share}: want a fraction in [0, 1]")
     out = dict(batch)
     blended: set[str] = set()
     for head in HEADS:
-        if head.target in blended:
+        if head.target in blended or head.target in DERIVED_TARGETS or head.name not in teacher:
             continue
         blended.add(head.target)
         pred, target = teacher[head.name].float(), batch[head.target]

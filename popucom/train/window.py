@@ -34,6 +34,7 @@ class Batch:
     features: np.ndarray  # float32 (n, planes, 9, 9)
     policy: np.ndarray  # float32 (n, 81)
     outcome: np.ndarray  # int64 (n,): 0 win, 1 draw, 2 loss (WDL class of the side to move)
+    short_term_value: np.ndarray  # float32 (n,) in [-1, 1], win - loss (data/short_term.py)
     score: np.ndarray  # float32 (n,)
     ownership: np.ndarray  # float32 (n, 81)
     full_search: np.ndarray  # float32 (n,) weight of the policy terms
@@ -57,6 +58,7 @@ class Batch:
             features=features,
             policy=policy,
             outcome=rng.integers(0, 3, size).astype(np.int64),
+            short_term_value=rng.uniform(-1, 1, size).astype(np.float32),
             score=rng.normal(0, 10, size).astype(np.float32),
             ownership=rng.choice([-1.0, 0.0, 1.0], (size, _core.NUM_SQUARES)).astype(np.float32),
             full_search=np.ones(size, np.float32),
@@ -118,7 +120,7 @@ class ReplayWindow:
 
     def _gather(self, picked: np.ndarray, symmetries: np.ndarray | None) -> Batch:
         n = len(picked)
-        names = ("state", "policy", "outcome", "score", "ownership", "full_search")
+        names = ("state", "policy", "outcome", "short_term_value", "score", "ownership", "full_search")
         data = {name: np.empty((n, *FIELDS[name][1]), dtype=FIELDS[name][0]) for name in names}
         for k in np.unique(picked[:, 0]):
             mask = picked[:, 0] == k
@@ -142,6 +144,7 @@ class ReplayWindow:
             features=features,
             policy=policy,
             outcome=(1 - data["outcome"].astype(np.int64)),  # +1 -> 0 (win), 0 -> 1 (draw), -1 -> 2 (loss)
+            short_term_value=data["short_term_value"].astype(np.float32),
             score=data["score"].astype(np.float32),
             ownership=ownership,
             full_search=data["full_search"].astype(np.float32),

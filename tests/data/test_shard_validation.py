@@ -93,6 +93,8 @@ def arrays_of(good) -> dict:
         ("score", np.nan, "array 'score'"),
         ("outcome", 7, "array 'outcome' has 1 bad rows \\(not -1, 0 or 1\\), first row 3"),
         ("ownership", -2, "array 'ownership'"),
+        ("short_term_value", 1.5, "array 'short_term_value' has 1 bad rows \\(NaN, inf or outside"),
+        ("short_term_value", np.nan, "array 'short_term_value'"),
     ],
 )
 def test_impossible_targets_are_refused(good, tmp_path, field, value, message) -> None:
@@ -259,9 +261,29 @@ def test_a_shard_of_format_version_1_still_reads(good, tmp_path, caplog, monkeyp
     assert shard.header["format_version"] == 1
     from popucom.data.shards import FORMAT_VERSION
 
-    assert FORMAT_VERSION == 2
-    assert read_shard(good).header["format_version"] == 2
+    assert FORMAT_VERSION == 3
+    assert read_shard(good).header["format_version"] == 3
     assert len([r for r in caplog.records if "no checksums" in r.getMessage()]) == 1
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_shard_from_before_the_short_term_value_reads_it_as_the_outcome(good, tmp_path, version) -> None:
+    """Version-1 and -2 shards have no short-term value: theirs is the final outcome (the value
+    target they had), and every other array reads as stored."""
+
+    def older(header: dict) -> dict:
+        del header["arrays"]["short_term_value"]
+        header["format_version"] = version
+        if version == 1:
+            del header["checksums"], header["header_crc32"]
+        else:
+            del header["checksums"]["short_term_value"]
+        return header
+
+    shard = read_shard(rewrite_header(good, tmp_path, older))
+    outcome = np.asarray(read_shard(good).arrays["outcome"])
+    np.testing.assert_array_equal(shard.arrays["short_term_value"], outcome.astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(shard.arrays["outcome"]), outcome)
 
 
 def test_a_corrupt_packed_position_names_the_shard_and_row(good, tmp_path) -> None:

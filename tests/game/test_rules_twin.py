@@ -46,9 +46,9 @@ def play_random_games(count: int, seed: int) -> int:
     return plies
 
 
-def test_ten_thousand_random_games_match_the_twin() -> None:
-    plies = play_random_games(10_000, seed=2026)
-    assert plies > 10_000 * 40  # the games really were played out
+def test_three_thousand_random_games_match_the_twin() -> None:
+    plies = play_random_games(3_000, seed=2026)  # the slow test below plays 100,000
+    assert plies > 3_000 * 40  # the games really were played out
 
 
 def test_twin_reaches_the_no_legal_move_game() -> None:

@@ -48,13 +48,21 @@ def probabilities(logits: np.ndarray) -> np.ndarray:
 
 @needs_native
 @pytest.mark.parametrize(
-    ("name", "overrides"), [("small", {}), ("tiny", {}), ("small", {"absolute_positions": False}), ("base", {})]
+    ("name", "overrides"),
+    [
+        ("small", {}),
+        ("tiny", {}),
+        ("small", {"absolute_positions": False}),
+        ("small", {"value_error_head": False}),
+        ("base", {}),
+    ],
 )
 def test_native_forward_matches_the_torch_network_to_bf16_rounding(name: str, overrides: dict) -> None:
     net = perturbed_net(name, **overrides)
     x = random_features(24, seed=5, komi_range=5)
     native = NativeForward(net, threads=1)(x)
     want = reference(net, x)
+    assert len(native) == len(want) == 4 + net.config.value_error_head
     torch_bf16 = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16").run_all(x)
     illegal = x[:, LEGAL_PLANE].reshape(len(x), -1) < 0.5
     assert np.array_equal(native[0] == MASKED_LOGIT, illegal)
@@ -82,6 +90,7 @@ def test_native_forward_in_float32_matches_the_torch_network_to_float_rounding(n
     np.testing.assert_allclose(native[1], want[1], atol=1e-4)
     np.testing.assert_allclose(native[2], want[2], atol=1e-3)  # floors, up to tens
     np.testing.assert_allclose(native[3], want[3], atol=1e-4)
+    np.testing.assert_allclose(native[4], want[4], atol=1e-4)  # the value error
 
 
 @needs_native
@@ -122,7 +131,8 @@ def test_the_native_backend_runs_the_products_precision_and_the_torch_backend_st
     wide = NativeEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="fp32")
     assert wide.describe().startswith("native cpu (whole network in C++, fp32 products, 1 thread,")
     out = wide(x)
-    for got, expected in zip(out, reference(net, x)[:3], strict=True):  # the contract's three, in fp32
+    want = reference(net, x)
+    for got, expected in zip(out, [*want[:3], want[4]], strict=True):  # the contract's four, in fp32
         assert np.abs(got - expected).max() < 1e-4
 
 

@@ -235,20 +235,28 @@ def test_thread_budgets_are_applied(tmp_path) -> None:
 
 def test_forward_returns_the_named_heads() -> None:
     """Model, conv baseline and eager reference return exactly the heads of the spec, in order,
-    with the spec's per-position shapes; the export wrapper returns the deployed outputs."""
+    with the spec's per-position shapes (the optional value-error head where the config has
+    it: the presets do, the conv baseline never); the export wrapper returns the deployed outputs."""
     from popucom.nn.conv_baseline import ConvResNet
     from popucom.nn.model import ExportWrapper
     from popucom.nn.outputs import HEAD_NAMES, HEADS, OUTPUTS
     from popucom.nn.reference import eager_reference
 
     net = PopucomNet(preset("tiny")).eval()
+    plain = PopucomNet(preset("tiny", value_error_head=False)).eval()
+    without = tuple(h.name for h in HEADS if not h.optional)
     x = features(5)
     with torch.no_grad():
-        for out in (net(x), eager_reference(net, x), ConvResNet(preset("tiny"), 8, 1).eval()(x)):
-            assert tuple(out) == HEAD_NAMES
+        runs = [(net(x), HEAD_NAMES), (eager_reference(net, x), HEAD_NAMES), (plain(x), without)]
+        runs.append((ConvResNet(preset("tiny"), 8, 1).eval()(x), without))
+        for out, names in runs:
+            assert tuple(out) == names
             for head in HEADS:
-                assert out[head.name].shape == (5, *head.shape), head.name
+                if head.name in names:
+                    assert out[head.name].shape == (5, *head.shape), head.name
+        assert (net(x)["value_error"] >= 0).all()
         deployed = ExportWrapper(net)(x)
+        assert len(ExportWrapper(plain)(x)) == len(OUTPUTS) - 1
     assert len(deployed) == len(OUTPUTS)
     for output, tensor in zip(OUTPUTS, deployed):
         assert tensor.shape == (5, *output.shape), output.name
@@ -256,8 +264,9 @@ def test_forward_returns_the_named_heads() -> None:
 
 
 def test_shipped_model_loads_with_the_named_outputs() -> None:
-    """weights/popucom-small-v1: the ONNX model's output names are the spec's, and the ONNX
-    model and its checkpoint give the same outputs, compared by name."""
+    """weights/popucom-small-v1: the ONNX model's output names are the spec's (without the
+    value error: it predates that head), and the ONNX model and its checkpoint give the same
+    outputs, compared by name; the evaluators hand the search no value error."""
     from pathlib import Path
 
     import numpy as np
@@ -265,7 +274,10 @@ def test_shipped_model_loads_with_the_named_outputs() -> None:
     from popucom.infer.onnx_backend import OnnxEvaluator
     from popucom.infer.torch_backend import TorchEvaluator
     from popucom.nn.checkpoint import load_network
-    from popucom.nn.outputs import OUTPUT_NAMES
+    from popucom.nn.outputs import OPTIONAL_OUTPUT_NAMES
+    from popucom.nn.outputs import OUTPUT_NAMES as ALL_NAMES
+
+    OUTPUT_NAMES = tuple(n for n in ALL_NAMES if n not in OPTIONAL_OUTPUT_NAMES)
 
     weights = Path(__file__).resolve().parents[2] / "weights"
     onnx = OnnxEvaluator(weights / "popucom-small-v1.onnx")
@@ -279,3 +291,4 @@ def test_shipped_model_loads_with_the_named_outputs() -> None:
     for a, b, name in zip(onnx(x), torch_eval(x), ("policy_logits", "wdl", "score")):
         np.testing.assert_array_equal(a, got[name])
         assert np.abs(a - b).max() < 1e-3
+    assert onnx(x).value_error is None and torch_eval(x).value_error is None

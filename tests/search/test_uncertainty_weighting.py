@@ -84,7 +84,6 @@ def test_a_misshapen_value_error_is_refused() -> None:
     assert search.total_in_flight() == 0
 
 
-@pytest.mark.skipif("value_error" not in EvalOutput._fields, reason="the evaluator contract has no value_error yet")
 def test_batched_search_passes_the_evaluators_value_error_on() -> None:
     """An evaluator sure to within 0.45 weighs every evaluation 2 (floor 0.05); weighting off,
     every playout weighs 1."""

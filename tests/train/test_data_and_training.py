@@ -225,6 +225,7 @@ def test_losses_are_the_written_out_terms() -> None:
         "features": torch.from_numpy(random_features(n, seed=3, komi_range=5)),
         "policy": policy / policy.sum(-1, keepdim=True),
         "outcome": torch.randint(0, 3, (n,), generator=g),
+        "short_term_value": torch.rand(n, generator=g) * 2 - 1,
         "score": torch.randn(n, generator=g) * 10,
         "ownership": torch.rand(n, 81, generator=g) * 2 - 1,
         "full_search": (torch.rand(n, generator=g) > 0.3).float(),
@@ -247,12 +248,16 @@ def test_losses_are_the_written_out_terms() -> None:
         "score": F.huber_loss(out["score"].float(), batch["score"], delta=w.score_huber_delta),
         "ownership": F.mse_loss(out["ownership"].float(), batch["ownership"]),
     }
+    wdl = F.softmax(out["wdl_logits"].detach().float(), dim=-1)
+    squared_error = (batch["short_term_value"] - (wdl[:, 0] - wdl[:, 2])).square()
+    expected["value_error"] = F.huber_loss(out["value_error"], squared_error, delta=w.value_error_huber_delta)
     expected["total"] = (
         w.policy * expected["policy"]
         + w.soft_policy * expected["soft_policy"]
         + w.value * expected["value"]
         + w.score * expected["score"]
         + w.ownership * expected["ownership"]
+        + w.value_error * expected["value_error"]
     )
     assert list(terms) == list(expected)
     for key in expected:
@@ -319,13 +324,15 @@ def test_every_head_has_a_loss_kind_a_target_and_a_weight() -> None:
 
     from popucom.nn import LossWeights
     from popucom.nn.outputs import HEADS
-    from popucom.train.losses import LOSS_KINDS
+    from popucom.train.losses import DERIVED_TARGETS, LOSS_KINDS, TARGET_FIELDS
     from popucom.train.window import Batch
 
     batch_fields = {f.name for f in dataclasses.fields(Batch)}
     weight_fields = {f.name for f in dataclasses.fields(LossWeights)}
     for head in HEADS:
-        assert head.loss in LOSS_KINDS and head.target in batch_fields and head.weight in weight_fields, head
+        target_known = head.target in batch_fields or head.target in DERIVED_TARGETS
+        assert head.loss in LOSS_KINDS and target_known and head.weight in weight_fields, head
+    assert set(TARGET_FIELDS) <= batch_fields
 
 
 @pytest.fixture(scope="module")
