@@ -10,7 +10,8 @@ off. Prints ONE JSON line.
    written as shards with short-term value targets (data/short_term.py) into OUT_DIR/selfplay
    (kept: a second run with more steps reuses them);
 2. the head, fresh on the source's pooled trunk (nn/new_head.py), trains `--steps` AdamW steps
-   on the value-error loss alone over those games' training split;
+   on the value-error loss alone over those games' training split, `--epochs` passes of it under
+   random symmetries (the fixed trunk runs once per position: the fit then takes seconds);
 3. on the held-out games it reports the head's loss against the best constant prediction, and
    the correlation of predicted and actual squared errors: how much of the value head's error
    the head tells apart;
@@ -31,11 +32,13 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from tqdm import tqdm
 
 from popucom.benchmarks import machine_info
 from popucom.fileio import write_text_atomic
@@ -47,7 +50,7 @@ from popucom.pipeline.config import PipelineConfig
 from popucom.selfplay import KomiSampler, run_selfplay
 from popucom.train.losses import value_squared_error
 from popucom.train.trainer import Trainer, batch_tensors, load_network_with_checkpoint
-from popucom.train.window import ReplayWindow
+from popucom.train.window import Batch, ReplayWindow
 from popucom.weights import sidecar_path
 
 
@@ -75,52 +78,57 @@ def write_sidecar(source: Path, checkpoint: Path, model: ModelConfig) -> Path:
     return write_text_atomic(sidecar_path(checkpoint), json.dumps(sidecar, indent=1) + "\n")
 
 
-def head_loss(net: torch.nn.Module, tensors: dict[str, torch.Tensor], delta: float) -> tuple[torch.Tensor, ...]:
-    out = net(tensors["features"])
-    target = value_squared_error(out, tensors)
-    return F.huber_loss(out["value_error"], target, delta=delta), out["value_error"], target
+@torch.no_grad()
+def head_inputs(net: torch.nn.Module, batches: Iterable[Batch]) -> dict[str, torch.Tensor]:
+    """What the head reads (the pooled trunk) and its target, for every position of `batches`:
+    the trunk and the value head are fixed, so each position's forward is needed once, and the
+    head then trains on these rows at the cost of its own two small layers."""
+    captured: list[torch.Tensor] = []
+    hook = net.value_error_head.register_forward_pre_hook(lambda _module, args: captured.append(args[0]))
+    net.eval()
+    pooled, targets = [], []
+    try:
+        for batch in batches:
+            tensors = batch_tensors(batch, torch.device("cpu"))
+            targets.append(value_squared_error(net(tensors["features"]), tensors))
+            pooled.append(captured.pop())
+    finally:
+        hook.remove()
+    return {"pooled": torch.cat(pooled), "target": torch.cat(targets)}
 
 
-def fit_head(net: torch.nn.Module, window: ReplayWindow, steps: int, batch: int, lr: float, seed: int) -> list[float]:
-    """AdamW on the head's parameters only; the losses every tenth of the way."""
-    for p in net.parameters():
-        p.requires_grad_(False)
-    params = head_parameters(net)
-    for p in params:
-        p.requires_grad_(True)
-    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+def fit_head(
+    net: torch.nn.Module, rows: dict[str, torch.Tensor], steps: int, batch: int, lr: float, seed: int
+) -> list[float]:
+    """AdamW on the head's parameters only, over `rows` (head_inputs); the loss every tenth of the way."""
+    head = net.value_error_head
+    optimizer = torch.optim.AdamW(head_parameters(net), lr=lr, weight_decay=0.0)
     delta = net.config.loss_weights.value_error_huber_delta
-    rng = np.random.default_rng(seed)
-    net.train()
+    generator = torch.Generator().manual_seed(seed)
+    head.train()
     trace = []
-    for step in range(steps):
+    bar = tqdm(range(steps), desc="head fit", unit="step", dynamic_ncols=True)
+    for step in bar:
         for group in optimizer.param_groups:  # cosine to a tenth
             group["lr"] = lr * (0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * step / max(1, steps))))
-        loss, _, _ = head_loss(net, batch_tensors(window.sample(rng, batch), torch.device("cpu")), delta)
+        picked = torch.randint(0, len(rows["target"]), (batch,), generator=generator)
+        loss = F.huber_loss(head(rows["pooled"][picked]).squeeze(-1), rows["target"][picked], delta=delta)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         if step % max(1, steps // 10) == 0 or step == steps - 1:
             trace.append(round(loss.item(), 5))
+            bar.set_postfix_str(f"loss {trace[-1]:.4f}")
     net.eval()
-    for p in net.parameters():
-        p.requires_grad_(True)
     return trace
 
 
 @torch.no_grad()
-def held_out_figures(net: torch.nn.Module, window: ReplayWindow) -> dict:
-    """The head's validation loss against the best constant (the mean target) and the
+def held_out_figures(net: torch.nn.Module, rows: dict[str, torch.Tensor]) -> dict:
+    """The head's loss on held-out rows against the best constant (the mean target) and the
     correlation of its predictions with the actual squared errors."""
     delta = net.config.loss_weights.value_error_huber_delta
-    preds, targets = [], []
-    if len(window.val_rows) == 0:
-        raise ValueError("no held-out game among those played: play more games (--games)")
-    for b in window.validation_batches(512):
-        _, pred, target = head_loss(net, batch_tensors(b, torch.device("cpu")), delta)
-        preds.append(pred)
-        targets.append(target)
-    pred, target = torch.cat(preds), torch.cat(targets)
+    pred, target = net.value_error_head(rows["pooled"]).squeeze(-1), rows["target"]
     constant = torch.full_like(target, float(target.mean()))
     order = lambda t: t.argsort().argsort().double()  # noqa: E731 - ranks for Spearman's rho
     return {
@@ -140,13 +148,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--epochs", type=float, default=2.0, help="augmented passes over the training rows the head sees")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    if args.games < 1 or args.steps < 1 or args.threads < 1:
-        ap.error("--games, --steps and --threads must be at least 1")
+    if args.games < 1 or args.steps < 1 or args.threads < 1 or not args.epochs > 0:
+        ap.error("--games, --steps and --threads must be at least 1, --epochs above 0")
     torch.set_num_threads(args.threads)
     began = time.perf_counter()
     selfplay = play_games(args.source, args.out / "selfplay", args.games, args.threads, args.seed)
@@ -154,8 +163,15 @@ def main(argv: list[str] | None = None) -> None:
     source_net, ckpt = load_network_with_checkpoint(args.source)
     net = with_value_error_head(source_net, seed=args.seed)
     window = ReplayWindow(args.out / "selfplay", window_samples=10**9, val_fraction=0.1)
-    trace = fit_head(net, window, args.steps, args.batch, args.lr, args.seed)
-    figures = held_out_figures(net, window)
+    if len(window.val_rows) == 0:
+        raise SystemExit("no held-out game among those played: play more games (--games)")
+    rng = np.random.default_rng(args.seed)  # each sample under a random symmetry
+    samples = round(args.epochs * len(window.train_rows))
+    batches = [window.sample(rng, min(512, samples - i)) for i in range(0, samples, 512)]
+    trace = fit_head(
+        net, head_inputs(net, tqdm(batches, desc="trunk", unit="batch")), args.steps, args.batch, args.lr, args.seed
+    )
+    figures = held_out_figures(net, head_inputs(net, window.validation_batches(512)))
     name = f"{args.source.stem}-u"
     trainer = Trainer(net.config, ckpt.train_config, model=net)
     trainer.step = ckpt.step
@@ -171,6 +187,7 @@ def main(argv: list[str] | None = None) -> None:
                 "selfplay": {k: selfplay[k] for k in ("games", "positions", "seconds") if k in selfplay},
                 "train_rows": len(window.train_rows),
                 "steps": args.steps,
+                "epochs": args.epochs,
                 "loss_trace": trace,
                 "held_out": figures,
                 "seconds": {"selfplay": round(played - began, 1), "total": round(time.perf_counter() - began, 1)},
