@@ -50,11 +50,24 @@ def other_preset(sidecar: dict) -> dict:
         (lambda s: {**s, "komi": [1, 2]}, "komi"),
     ],
 )
-def test_a_bad_sidecar_writes_nothing_and_the_fixed_one_starts_the_run(shipped, tmp_path, capsys, edit, message):
+def test_a_bad_sidecar_writes_nothing(shipped, tmp_path, capsys, edit, message):
+    refuse_bad_sidecar(shipped, tmp_path / "new", capsys, edit, message)
+
+
+def test_once_the_sidecar_is_fixed_the_same_command_starts_the_run(shipped, tmp_path, capsys) -> None:
+    command = refuse_bad_sidecar(shipped, tmp_path / "new", capsys, nan_lr, "train.lr must be a finite number")
+    assert main(command) == 0
+    new = tmp_path / "new"
+    assert (new / "checkpoints" / "iter_0001.pt").exists() and (new / "metrics.jsonl").exists()
+
+
+def refuse_bad_sidecar(shipped, new, capsys, edit, message) -> list[str]:
+    """The shipped sidecar edited: the start is refused twice (the second time not as "already
+    holds a run"), naming the sidecar, with nothing written; the sidecar is then restored.
+    Returns the command."""
     checkpoint = shipped / "popucom-tiny-v1.pt"
     sidecar_path = shipped / "popucom-tiny-v1.run.json"
     good = sidecar_path.read_text()
-    new = tmp_path / "new"
     command = ["pipeline", "--run-dir", str(new), "--resume-from", str(checkpoint), "--iterations", "1", "--quiet"]
     try:
         sidecar_path.write_text(json.dumps(edit(json.loads(good))))
@@ -66,8 +79,7 @@ def test_a_bad_sidecar_writes_nothing_and_the_fixed_one_starts_the_run(shipped, 
         assert "already holds a run" not in capsys.readouterr().err
     finally:
         sidecar_path.write_text(good)
-    assert main(command) == 0
-    assert (new / "checkpoints" / "iter_0001.pt").exists() and (new / "metrics.jsonl").exists()
+    return command
 
 
 def test_a_damaged_shipped_checkpoint_writes_nothing(shipped, tmp_path, capsys) -> None:
