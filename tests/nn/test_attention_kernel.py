@@ -23,6 +23,7 @@ def perturbed(net: PopucomNet, seed: int) -> PopucomNet:
 def test_network_outputs_are_as_accurate_as_the_torch_path(name: str, head_dim: int, monkeypatch) -> None:
     """Against the same network in float64, the kernel's fp32 outputs are within the fp32
     torch path's own rounding error (the perturbed base net has scores near 150)."""
+    torch.manual_seed(head_dim)  # the same network whatever ran before in this process
     net = perturbed(PopucomNet(preset(name)), seed=head_dim)
     assert net.sublayers[0].inner.head_dim == head_dim
     exact = copy.deepcopy(net).double()
@@ -37,8 +38,12 @@ def test_network_outputs_are_as_accurate_as_the_torch_path(name: str, head_dim: 
         torch_error = float((reference[head].double() - want[head]).abs().max())
         # Within a few times the torch path's own error: the kernel's fast-math sums are ordered
         # by the compiler's vectorisation, and a new build moved the perturbed base net's score
-        # error from under 2x to 2.03x the torch path's (0.0019 of a score near 150).
-        assert kernel_error <= 3 * torch_error + 1e-5, (head, kernel_error, torch_error)
+        # error from under 2x to 2.03x the torch path's (0.0019 of a score near 150). Where the
+        # torch path happens to round almost exactly the ratio means nothing, so there is a floor
+        # of fp32 rounding at the output's scale (the small net's score, 5.7e-5 off against
+        # torch's 8e-6, on the AVX2 path); a wrong kernel is off by 1e-2 and more.
+        floor = 2e-5 * max(1.0, float(want[head].abs().max()))
+        assert kernel_error <= 3 * torch_error + floor, (head, kernel_error, torch_error, floor)
 
 
 def kernel_inputs(batch: int, heads: int = 4, head_dim: int = 16, seed: int = 0) -> tuple[np.ndarray, ...]:
