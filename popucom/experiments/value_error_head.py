@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -60,10 +59,7 @@ def play_games(source: Path, out: Path, games: int, threads: int, seed: int) -> 
         return {"games": 0, "reused": sorted(p.name for p in out.glob("*.pcs"))}
     sidecar = json.loads(sidecar_path(source).read_text())
     config = PipelineConfig.from_dict(sidecar["pipeline_config"])
-    with tempfile.TemporaryDirectory() as folder:
-        stats_path = Path(folder) / "komi_stats.json"
-        stats_path.write_text(json.dumps(sidecar.get("komi") or {}))
-        komi = KomiSampler.load(stats_path) if sidecar.get("komi") else KomiSampler()
+    komi = KomiSampler.from_dict(sidecar["komi"], source=str(sidecar_path(source))) if sidecar.get("komi") else KomiSampler()
     evaluator = load_evaluator(source, threads=threads)
     stats = run_selfplay(evaluator, config.selfplay, out, "u", games, komi, seed=seed, model_name=source.stem)
     return stats.summary()

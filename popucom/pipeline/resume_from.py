@@ -5,8 +5,6 @@ shipped files are fixed, starts the run."""
 
 from __future__ import annotations
 
-import json
-import tempfile
 from pathlib import Path
 
 from ..selfplay import KomiSampler
@@ -38,11 +36,7 @@ def check_shipped(sidecar: dict, checkpoint: Path) -> None:
 
 
 def _check_komi_statistics(komi: dict, path: Path) -> None:
-    # KomiSampler.load is the one reader of komi statistics, and it reads a file.
-    with tempfile.TemporaryDirectory() as folder:
-        stats = Path(folder) / "komi_stats.json"
-        stats.write_text(json.dumps(komi))
-        try:
-            KomiSampler.load(stats)
-        except ValueError as e:
-            raise ValueError(f"{path}: its komi statistics are not usable: {e}") from None
+    try:
+        KomiSampler.from_dict(komi, source=str(path))
+    except ValueError as e:
+        raise ValueError(f"{path}: its komi statistics are not usable: {e}") from None

@@ -104,19 +104,31 @@ class KomiSampler:
 
     @classmethod
     def load(cls, path: str | Path, **kwargs) -> KomiSampler:
-        sampler = cls(**kwargs)
+        """The statistics a run saved at `path` (none yet: a fresh sampler); ValueError naming
+        the file when they are corrupt."""
         path = Path(path)
         if not path.exists():
-            return sampler
+            return cls(**kwargs)
         try:
             data = json.loads(path.read_text())
-            diffs = np.asarray(data["diffs"], dtype=float)
-            wins = np.asarray(data["no_legal_move_wins"], dtype=float)
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        except json.JSONDecodeError as e:
             raise ValueError(f"komi statistics {path} are corrupt: {e}") from e
+        return cls.from_dict(data, source=str(path), **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: object, source: str = "komi statistics", **kwargs) -> KomiSampler:
+        """Statistics as save() writes them (a shipped sidecar's "komi" holds the same dict);
+        ValueError naming `source` when they are unusable."""
+        sampler = cls(**kwargs)
+        try:
+            diffs = np.asarray(data["diffs"], dtype=float)  # type: ignore[index]
+            wins = np.asarray(data["no_legal_move_wins"], dtype=float)  # type: ignore[index]
+            games = float(data.get("games", 0))  # type: ignore[union-attr]
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"komi statistics {source} are corrupt: {type(e).__name__}: {e}") from e
         if diffs.shape != sampler.diffs.shape or wins.shape != (2,) or not np.isfinite(diffs).all():
-            raise ValueError(f"komi statistics {path} have the wrong shape")
-        sampler.diffs, sampler.no_legal_move_wins, sampler.games = diffs, wins, float(data.get("games", 0))
+            raise ValueError(f"komi statistics {source} have the wrong shape")
+        sampler.diffs, sampler.no_legal_move_wins, sampler.games = diffs, wins, games
         return sampler
 
     def __repr__(self) -> str:

@@ -1,6 +1,8 @@
 """Self-play search modes: root noise belongs to the search that uses it, policy
 targets (pruned visits, Gumbel completed-Q) come from C++, Gumbel root search."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -153,3 +155,29 @@ def test_selfplay_plays_its_last_moves_exactly(tmp_path, solve_plies: int) -> No
         assert misses == 0
     else:
         assert misses > 0  # the control: without the solver the endgames are blundered
+
+
+def test_komi_statistics_round_trip_through_a_file_and_a_dict(tmp_path):
+    sampler = KomiSampler()
+    for diff in (3, -1, 3, 0):
+        sampler.record(diff)
+    sampler.record(0, no_legal_move_winner="white")
+    sampler.save(tmp_path / "komi.json")
+    loaded = KomiSampler.load(tmp_path / "komi.json")
+    from_dict = KomiSampler.from_dict(json.loads((tmp_path / "komi.json").read_text()))
+    for other in (loaded, from_dict):
+        assert np.array_equal(other.diffs, sampler.diffs)
+        assert np.array_equal(other.no_legal_move_wins, sampler.no_legal_move_wins)
+        assert other.games == sampler.games and other.fair_komi() == sampler.fair_komi()
+
+
+@pytest.mark.parametrize("data", [[1, 2], {"diffs": "x"}, {"diffs": [0.0] * 3, "no_legal_move_wins": [0, 0]}, None])
+def test_unusable_komi_statistics_are_refused_by_name(tmp_path, data):
+    with pytest.raises(ValueError, match="sidecar.json"):
+        KomiSampler.from_dict(data, source="sidecar.json")
+    (tmp_path / "komi.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="komi.json"):
+        KomiSampler.load(tmp_path / "komi.json")
+    (tmp_path / "komi.json").write_text('{"diffs": [')
+    with pytest.raises(ValueError, match="corrupt"):
+        KomiSampler.load(tmp_path / "komi.json")
