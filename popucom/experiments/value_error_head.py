@@ -59,7 +59,9 @@ def play_games(source: Path, out: Path, games: int, threads: int, seed: int) -> 
         return {"games": 0, "reused": sorted(p.name for p in out.glob("*.pcs"))}
     sidecar = json.loads(sidecar_path(source).read_text())
     config = PipelineConfig.from_dict(sidecar["pipeline_config"])
-    komi = KomiSampler.from_dict(sidecar["komi"], source=str(sidecar_path(source))) if sidecar.get("komi") else KomiSampler()
+    komi = KomiSampler()
+    if sidecar.get("komi"):
+        komi = KomiSampler.from_dict(sidecar["komi"], source=str(sidecar_path(source)))
     evaluator = load_evaluator(source, threads=threads)
     stats = run_selfplay(evaluator, config.selfplay, out, "u", games, komi, seed=seed, model_name=source.stem)
     return stats.summary()
