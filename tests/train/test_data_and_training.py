@@ -300,8 +300,10 @@ def test_a_taught_network_moves_towards_its_teacher(bot_shards) -> None:
     import torch.nn.functional as F
 
     window = ReplayWindow(bot_shards, 100_000)
-    teacher_trainer = Trainer(preset("tiny"), TrainConfig(batch_size=64, lr=3e-3, warmup_steps=5, seed=7))
-    teacher_trainer.train(window, 40, progress=False)
+    # 20 steps of 32 rows: the taught student ends about half as far from its teacher (0.0018 in
+    # KL against 0.0035); 40 of 64 show the same at 2.4 times the time.
+    teacher_trainer = Trainer(preset("tiny"), TrainConfig(batch_size=32, lr=3e-3, warmup_steps=5, seed=7))
+    teacher_trainer.train(window, 20, progress=False)
     teacher = teacher_trainer.model.eval()
     val = window.validation_batches(256)
     x = torch.from_numpy(val[0].features)
@@ -309,9 +311,9 @@ def test_a_taught_network_moves_towards_its_teacher(bot_shards) -> None:
         target = F.softmax(teacher(x)["policy_logits"], -1)
 
     def distance_after(share: float) -> float:
-        config = TrainConfig(batch_size=64, lr=3e-3, warmup_steps=5, seed=8)
+        config = TrainConfig(batch_size=32, lr=3e-3, warmup_steps=5, seed=8)
         student = Trainer(preset("tiny", layers=1), config, teacher=teacher, teacher_share=share)
-        student.train(ReplayWindow(bot_shards, 100_000), 40, progress=False)
+        student.train(ReplayWindow(bot_shards, 100_000), 20, progress=False)
         with torch.no_grad():
             logp = F.log_softmax(student.model.eval()(x)["policy_logits"], -1)
         return float(F.kl_div(logp, target, reduction="batchmean"))
