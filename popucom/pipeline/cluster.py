@@ -29,16 +29,14 @@ logger = logging.getLogger(__name__)
 def _actor_class(ray):
     @ray.remote(num_cpus=1)
     class SelfPlayActor:
-        def play(self, model: bytes, selfplay: dict, games: int, seed: int, komi_stats: bytes | None) -> list:
+        def play(self, model: bytes, selfplay: dict, games: int, seed: int, komi_stats: dict) -> list:
             from popucom.infer.onnx_backend import OnnxEvaluator
             from popucom.selfplay import KomiSampler, SelfPlayConfig, run_selfplay
 
             with tempfile.TemporaryDirectory() as tmp:
                 tmp = Path(tmp)
                 (tmp / "model.onnx").write_bytes(model)
-                if komi_stats:
-                    (tmp / "komi.json").write_bytes(komi_stats)
-                komi = KomiSampler.load(tmp / "komi.json")
+                komi = KomiSampler.from_dict(komi_stats, source="the driver's komi statistics")
                 config = SelfPlayConfig.from_dict(selfplay)
                 stats = run_selfplay(
                     OnnxEvaluator(tmp / "model.onnx", threads=1),
@@ -69,14 +67,14 @@ def ray_selfplay_stage(config: PipelineConfig, run: RunDir, k: int, progress: bo
         raise ValueError("cluster self-play runs ONNX Runtime on the workers: use --backend onnx")
     logger.info(f"[iter {k + 1}] self-play: {wanted} games on {len(actors)} Ray actors")
     model = ray.put(run.model(k).read_bytes())
-    komi_bytes = run.komi.read_bytes() if run.komi.exists() else None
+    komi = KomiSampler.load(run.komi)
+    komi_stats = komi.to_dict()
     shares = [wanted // len(actors) + (i < wanted % len(actors)) for i in range(len(actors))]
     futures = [
-        actor.play.remote(model, asdict(config.selfplay), share, config.seed * 7919 + k * 101 + i + chunk, komi_bytes)
+        actor.play.remote(model, asdict(config.selfplay), share, config.seed * 7919 + k * 101 + i + chunk, komi_stats)
         for i, (actor, share) in enumerate(zip(actors, shares))
         if share > 0
     ]
-    komi = KomiSampler.load(run.komi)
     games = 0
     started = time.perf_counter()
     results = ray.get(futures)

@@ -86,21 +86,20 @@ class KomiSampler:
         return int(self.komis()[int(np.argmin(np.abs(self.black_win_rate() - 0.5)))])
 
     # --- persistence ------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """What save() writes and from_dict() reads (a shipped sidecar's "komi" holds the same)."""
+        return {
+            "komi_range": self.komi_range,
+            "decay": self.decay,
+            "sigma": self.sigma,
+            "diffs": self.diffs.tolist(),
+            "no_legal_move_wins": self.no_legal_move_wins.tolist(),
+            "games": self.games,
+            "fair_komi": self.fair_komi(),
+        }
+
     def save(self, path: str | Path) -> None:
-        write_text_atomic(
-            path,
-            json.dumps(
-                {
-                    "komi_range": self.komi_range,
-                    "decay": self.decay,
-                    "sigma": self.sigma,
-                    "diffs": self.diffs.tolist(),
-                    "no_legal_move_wins": self.no_legal_move_wins.tolist(),
-                    "games": self.games,
-                    "fair_komi": self.fair_komi(),
-                }
-            ),
-        )
+        write_text_atomic(path, json.dumps(self.to_dict()))
 
     @classmethod
     def load(cls, path: str | Path, **kwargs) -> KomiSampler:

@@ -2,6 +2,7 @@
 targets (pruned visits, Gumbel completed-Q) come from C++, Gumbel root search."""
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -165,7 +166,9 @@ def test_komi_statistics_round_trip_through_a_file_and_a_dict(tmp_path):
     sampler.save(tmp_path / "komi.json")
     loaded = KomiSampler.load(tmp_path / "komi.json")
     from_dict = KomiSampler.from_dict(json.loads((tmp_path / "komi.json").read_text()))
-    for other in (loaded, from_dict):
+    # what the Ray driver hands its actors, through Ray's own (pickle) serialisation
+    shipped = KomiSampler.from_dict(pickle.loads(pickle.dumps(sampler.to_dict())))
+    for other in (loaded, from_dict, shipped):
         assert np.array_equal(other.diffs, sampler.diffs)
         assert np.array_equal(other.no_legal_move_wins, sampler.no_legal_move_wins)
         assert other.games == sampler.games and other.fair_komi() == sampler.fair_komi()
