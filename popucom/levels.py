@@ -71,14 +71,14 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "beginner",
         "popucom-small-v1@visits=8,endgame_solve_plies=0,root_noise=true,dirichlet_epsilon=0.5",
-        793,
+        811,
         "the first shipped model, 8 visits with half its root priors noise, every move sampled",
         temperature=1.0,
     ),
     Level(
         "novice",
         "popucom-small-v1@visits=8,endgame_solve_plies=0",
-        1140,
+        1130,
         "the first shipped model at 8 visits without exact endgames, its first 35 plies sampled",
         temperature=1.0,
         temperature_plies=35,
@@ -86,7 +86,7 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "casual",
         "popucom-small-v1@visits=8,endgame_solve_plies=6",
-        1403,
+        1340,
         "the first shipped model at 8 visits, its first 10 plies sampled",
         temperature=1.0,
         temperature_plies=10,
@@ -94,7 +94,7 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "intermediate",
         "popucom-small-v2@visits=8,endgame_solve_plies=6",
-        1532,
+        1468,
         "the second shipped model at 8 visits, its first 8 plies sampled",
         temperature=1.0,
         temperature_plies=8,
@@ -102,7 +102,7 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "advanced",
         "popucom-small-v4@visits=16,endgame_solve_plies=6",
-        1705,
+        1633,
         "the fourth shipped model at 16 visits, its first 8 plies sampled",
         temperature=1.0,
         temperature_plies=8,
@@ -110,12 +110,12 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "expert",
         "popucom-small-v11@visits=16,endgame_solve_plies=6",
-        1905,
+        1848,
         "the eleventh shipped model at 16 visits, its first 8 plies sampled at half temperature",
         temperature=0.5,
         temperature_plies=8,
     ),
-    Level("strongest", "best", 2028, "the newest shipped model at the engine's default 100 visits (the play default)"),
+    Level("strongest", "best", 2005, "the newest shipped model at the engine's default 100 visits (the play default)"),
 )
 
 STRONGEST = LEVELS[-1]
