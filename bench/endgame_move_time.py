@@ -55,6 +55,9 @@ def time_games(model: Path, records: list, visits: int, settings: list[str], thr
                 per_move[i].append(seconds)
                 if sum(game.position.moves_left) <= LAST_PLIES:
                     spent_last[i] += seconds
+            for pair in sessions:  # each session is told every move, so its tree is kept
+                for session in pair:
+                    session.follow(game.position, move)
             game.play(move)
         for i in range(len(settings)):
             per_game[i].append(spent[i])

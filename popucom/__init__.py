@@ -4,8 +4,13 @@ The rules, the feature encoder and the search live in the compiled core
 (``popucom._core``); this package re-exports its public names.
 """
 
+from .core_location import find_core
 from .cpu_load import default_openmp_wait
 from .torch_first import torch_must_load_first
+
+# In a clone after a plain `pip install .`, Python imports this source folder, which has no
+# compiled core, ahead of the installed package: use the installed one's (popucom.core_location).
+find_core(__name__, __path__)
 
 # Before torch: its OpenMP runtime reads the wait policy once, when torch loads it. Where another
 # process keeps a core busy, idle OpenMP threads sleep instead of spinning (popucom.cpu_load).

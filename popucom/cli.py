@@ -110,6 +110,9 @@ def fail(command: str, error: Exception) -> int:
     return 2
 
 
+GAME_FILE_SUFFIXES = (".sgf", ".jsonl", ".json")  # the game files `popucom gui FILE` opens (MainWindow.open_path)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     """Replays a record and prints the final board and result."""
     from .limits import check_komi
@@ -117,6 +120,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     try:
         game = _core.Game.from_record(args.record, komi=check_komi(args.komi, "--komi"))
     except ValueError as e:
+        text = args.record.strip()
+        if Path(text).suffix.lower() in GAME_FILE_SUFFIXES or (" " not in text and Path(text).is_file()):
+            import shlex
+
+            message = (
+                f"{text} is a game file, not a record of moves (like 'e5 d4 c3'): "
+                f"open it with `popucom gui {shlex.quote(text)}`"
+            )
+            return fail("show", ValueError(message))
         return fail("show", e)
     print(game)
     print(f"record ({len(game)} moves): {game.record}")
@@ -423,6 +435,21 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_web(args: argparse.Namespace) -> int:
+    """`popucom web build [--out DIR]` builds the browser app; `popucom web [--port N] [--dir DIR]` serves it."""
+    from .web import build, serve
+    from .web.toolchain import MissingToolError
+
+    try:
+        if args.action == "build":
+            build.build(args.out)
+        else:
+            serve.serve(args.dir, args.port)
+    except (MissingToolError, ValueError, RuntimeError, OSError) as e:
+        return fail("web build" if args.action == "build" else "web", e)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="popucom", description="Popucom Zero: a Match-n-POP engine.")
     parser.add_argument("--debug", action="store_true", help="print Python tracebacks of errors")
@@ -590,6 +617,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games-out", default="arena/games.jsonl", help="every game record is appended here")
     p.add_argument("--sprt", help="elo0,elo1,alpha,beta: stop early (two players only)")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        metavar="BACKEND",
+        help="inference backend of the model players: %(choices)s (default auto: the fastest here)",
+    )
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
@@ -601,14 +634,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-dir", required=True)
     p.add_argument("--iteration", type=int, required=True, help="the model to ship (model_NNNN)")
     p.add_argument("--name", required=True, help="popucom-<preset>-v<N>, e.g. popucom-small-v4")
-    p.add_argument("--weights-dir", help="default: the weights/ folder of the source tree")
+    p.add_argument("--weights-dir", help="default: $POPUCOM_WEIGHTS, else the source tree's weights/, else ./weights")
     p.set_defaults(run=cmd_ship)
 
     p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")
     who = p.add_mutually_exclusive_group()
     who.add_argument(
         "--player",
-        help="best (the newest shipped model under weights/, the default), random, greedy, uct:N "
+        help="best (the newest shipped model, the default: $POPUCOM_WEIGHTS, the source tree's weights/ "
+        "or the one installed with the package), random, greedy, uct:N "
         "or a model (.onnx/.pt)",
     )
     who.add_argument(
@@ -620,6 +654,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, help="time per move for a model player (instead of visits)")
     p.add_argument("--komi", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        metavar="BACKEND",
+        help="inference backend of a model player: %(choices)s (default auto: the fastest here)",
+    )
     p.set_defaults(run=cmd_engine)
 
     p = sub.add_parser("gui", help="play against the AI and review games (PySide6, the [gui] extra)")
@@ -627,6 +667,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_gui_arguments(p)
     p.set_defaults(run=cmd_gui)
+
+    p = sub.add_parser(
+        "web", help="the game in the browser: `web build` makes the site (emscripten, npm), `web` serves it"
+    )
+    p.add_argument("action", nargs="?", choices=["build", "serve"], default="serve", help="default: serve")
+    from .web.build import add_arguments as add_web_build_arguments
+    from .web.serve import add_arguments as add_web_serve_arguments
+
+    add_web_build_arguments(p)
+    add_web_serve_arguments(p)
+    p.set_defaults(run=cmd_web)
 
     p = sub.add_parser("show", help="replay a game record and print the board")
     p.add_argument("record", help="moves like 'e5 d4 c3' (Black first)")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from . import _core
 from .player import Player
 from .player_spec import PlayerSpec
-from .weights import NAME_PATTERN, weights_dir
+from .weights import NAME_PATTERN, weights_dir, where_to_find
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,10 @@ class Level:
         base, at, options = self.spec.partition("@")
         if NAME_PATTERN.match(base):
             shipped = weights_dir() / f"{base}.pt"  # the checkpoint, as `best` plays (newest_for_cpu)
+            if not shipped.is_file() and not shipped.with_suffix(".onnx").is_file():
+                raise FileNotFoundError(
+                    f"level {self.name} plays {base}, which is not in {shipped.parent}: {where_to_find(base)}"
+                )
             base = str(shipped if shipped.is_file() else shipped.with_suffix(".onnx"))
         return PlayerSpec.parse(base + at + options)
 
@@ -54,11 +58,12 @@ class Level:
                 name += f",temperature_plies={self.temperature_plies}"
         return name
 
-    def player(self, threads: int = 1, seed: int = 0, device: str = "cpu") -> Player:
-        """This level as a Player (its network loaded), named player_name."""
+    def player(self, threads: int = 1, seed: int = 0, device: str = "cpu", backend: str = "auto") -> Player:
+        """This level as a Player (its network loaded on `backend`), named player_name."""
         return Player.from_spec(
             self.player_spec(),
             device=device,
+            backend=backend,
             threads=threads,
             seed=seed,
             name=self.player_name,

@@ -71,18 +71,19 @@ class Player:
         threads: int = 1,
         seed: int = 0,
         evaluator: Evaluator | None = None,
+        backend: str = "auto",
         name: str | None = None,
         temperature: float = 0.0,
         temperature_plies: int = _core.MAX_GAME_PLIES,
     ) -> Player:
-        """The player a spec names (called `name` if given), its network loaded on the fastest
-        backend here (or `evaluator`, for players that share one loaded network)."""
+        """The player a spec names (called `name` if given), its network loaded on `backend`
+        (`auto`: the fastest here), or `evaluator`, for players that share one loaded network."""
         spec = PlayerSpec.parse(spec) if isinstance(spec, str) else spec
         if not spec.is_network:
             return cls(name or spec.name, bot=spec.source, seed=seed, temperature=temperature)
         return cls(
             name or spec.name,
-            evaluator=evaluator if evaluator is not None else load_evaluator(spec, device, threads),
+            evaluator=evaluator if evaluator is not None else load_evaluator(spec, device, threads, backend),
             visits=spec.visits,
             params=spec.search_params(),
             leaves_per_step=spec.search.get("leaves_per_game"),

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from . import _core
 from .infer import factory as infer
+from .infer.backends import EXPORTED_BACKENDS
+from .infer.choice import exported_beside
 from .infer.contract import Evaluator
 from .search.params import SearchOverrides, search_params
 
@@ -67,11 +69,14 @@ class PlayerSpec:
             _core.Bot(base)  # validates the spec
             return cls(base, "bot", base)
         if base == "best":
-            from .weights import newest_for_cpu, weights_dir
+            from .weights import newest_for_cpu, weights_dir, where_to_find
 
             newest = newest_for_cpu()  # its checkpoint when shipped: auto picks the fastest path from it
             if newest is None:
-                raise ValueError(f"player 'best': no shipped model (popucom-<preset>-v<N>.onnx) in {weights_dir()}")
+                raise ValueError(
+                    f"player 'best': no shipped model (popucom-<preset>-v<N>.onnx) in {weights_dir()}: "
+                    + where_to_find("one")
+                )
             base = str(newest)
         path = Path(base)
         try:
@@ -132,9 +137,14 @@ def search_suffix(overrides: SearchOverrides) -> str:
     return "".join(f",{key}={value}" for key, value in overrides.items())
 
 
-def load_evaluator(spec: PlayerSpec, device: str = "cpu", threads: int = 1) -> Evaluator:
-    """The network of a model player, through the one inference factory (popucom.infer), on the
-    fastest backend available (`auto`; its describe() names the one)."""
+def load_evaluator(spec: PlayerSpec, device: str = "cpu", threads: int = 1, backend: str = "auto") -> Evaluator:
+    """The network of a model player, through the one inference factory (popucom.infer), on
+    `backend` (`auto`: the fastest available; its describe() names the one). A checkpoint on a
+    backend that runs exported models runs the exported model shipped beside it (NAME.onnx, as
+    `best` and the levels ship one); without one the factory says how to export it."""
     if not spec.is_network:
         raise ValueError(f"{spec.name} is not a network player")
-    return infer.load_evaluator(spec.source, device=device, threads=threads)
+    source = Path(spec.source)
+    if backend in EXPORTED_BACKENDS and spec.kind == "checkpoint":
+        source = exported_beside(source) or source
+    return infer.load_evaluator(source, backend=backend, device=device, threads=threads)

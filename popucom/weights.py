@@ -9,7 +9,9 @@ A shipped version `NAME` (`popucom-<preset>-v<N>`) is three files:
                             komi statistics, and where the model came from
 
 so `popucom pipeline --resume-from weights/NAME.pt` continues training on a fresh
-machine that holds only the repository.
+machine that holds only the repository. The package installs the newest version's files as
+`popucom/shipped/` (CMakeLists.txt), so that an installed package finds `best` from any working
+folder; `$POPUCOM_WEIGHTS` points elsewhere (weights_dir).
 """
 
 from __future__ import annotations
@@ -25,14 +27,56 @@ from .fileio import write_bytes_atomic, write_text_atomic
 NAME_PATTERN = re.compile(r"^popucom-(?P<preset>[a-z0-9]+)-v(?P<version>\d+)$")
 
 
+WEIGHTS_ENV = "POPUCOM_WEIGHTS"
+INSTALLED_FOLDER = "shipped"  # popucom/shipped/: the newest version, installed with the package (CMakeLists.txt)
+
+
+def source_weights_dir() -> Path | None:
+    """The `weights/` folder of the source tree the package runs from (a clone, an editable
+    install), which holds every shipped version; None for an installed package."""
+    beside = Path(__file__).resolve().parent.parent / "weights"
+    return beside if beside.is_dir() else None
+
+
+def installed_weights_dir() -> Path | None:
+    """The newest shipped version's files installed with the package (`popucom/shipped/`, beside
+    the compiled core: in a clone whose package folder has no core of its own, the installed
+    package's folder, which popucom/__init__.py adds to the package's path); None where the
+    package was installed without them."""
+    from . import __path__ as package_folders
+
+    for folder in package_folders:
+        installed = Path(folder) / INSTALLED_FOLDER
+        if installed.is_dir():
+            return installed
+    return None
+
+
 def weights_dir() -> Path:
-    """`$POPUCOM_WEIGHTS`, else the `weights/` folder of the source tree (beside the package),
-    else `./weights`."""
-    env = os.environ.get("POPUCOM_WEIGHTS")
+    """Where `best`, the levels and the GUI find the shipped models, from any working folder:
+    `$POPUCOM_WEIGHTS`; else the source tree's `weights/` (every version); else the newest
+    version installed with the package (`popucom/shipped/`); else `./weights`."""
+    env = os.environ.get(WEIGHTS_ENV)
     if env:
         return Path(env)
-    beside = Path(__file__).resolve().parent.parent / "weights"
-    return beside if beside.is_dir() else Path.cwd() / "weights"
+    return source_weights_dir() or installed_weights_dir() or Path.cwd() / "weights"
+
+
+def ship_dir() -> Path:
+    """Where `popucom ship` writes by default: `$POPUCOM_WEIGHTS`, else the source tree's
+    `weights/`, else `./weights` (never into an installed package)."""
+    env = os.environ.get(WEIGHTS_ENV)
+    if env:
+        return Path(env)
+    return source_weights_dir() or Path.cwd() / "weights"
+
+
+def where_to_find(what: str) -> str:
+    """An error message's advice on finding `what` (a shipped version's name) elsewhere."""
+    return (
+        f"set {WEIGHTS_ENV} to a folder holding {what} (the repository's weights/ folder holds every "
+        "shipped version; an installed package holds only the newest)"
+    )
 
 
 def shipped_models(folder: str | Path | None = None) -> list[Path]:
@@ -71,13 +115,14 @@ def ship(
     notes: dict | None = None,
     continue_with: dict | None = None,
 ) -> list[Path]:
-    """Copies a run's model and checkpoint of `iteration` into the weights folder as NAME.*.
+    """Copies a run's model and checkpoint of `iteration` into the weights folder (default
+    ship_dir()) as NAME.*.
     `continue_with` overrides settings of the run's config for whoever continues it (say, the
     thread count of the machine the run happened to use); the changes are listed in the sidecar."""
     if not NAME_PATTERN.match(name):
         raise ValueError(f"shipped model names look like popucom-<preset>-v<N>, not {name!r}")
     run = Path(run_dir)
-    folder = Path(folder) if folder is not None else weights_dir()
+    folder = Path(folder) if folder is not None else ship_dir()
     model = run / "models" / f"model_{iteration:04d}.onnx"
     checkpoint = run / "checkpoints" / f"iter_{iteration:04d}.pt"
     for path in (model, checkpoint, run / "config.json"):

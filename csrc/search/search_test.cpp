@@ -265,6 +265,23 @@ TEST(search, subtree_reuse_keeps_visits) {
   CHECK_THROWS(tree.advance(best), std::invalid_argument);  // now occupied
 }
 
+TEST(search, reset_gives_a_big_trees_memory_back) {
+  SearchTree tree(SearchParams(), 6);
+  tree.reset(Position());
+  search_serial(tree, 200, uniform_evaluation);
+  const size_t small = tree.reserved_bytes();
+  CHECK(small < SearchTree::KEPT_BYTES);
+  tree.reset(Position());
+  CHECK_EQ(tree.reserved_bytes(), small);  // a small tree keeps its arrays for the next search
+  search_serial(tree, 20000, uniform_evaluation);
+  CHECK(tree.reserved_bytes() > SearchTree::KEPT_BYTES);
+  tree.reset(Position());
+  CHECK(tree.reserved_bytes() < 1024);  // a long analysis's tree is freed
+  CHECK_EQ(tree.num_nodes(), 1u);
+  search_serial(tree, 100, uniform_evaluation);
+  CHECK_EQ(tree.root_visits(), 100u);
+}
+
 TEST(search, lcb_selection_plays_the_best_lower_bound_among_well_visited_moves) {
   SearchParams params;
   params.lcb_selection_share = 0.1;

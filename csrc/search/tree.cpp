@@ -29,6 +29,12 @@ SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(para
 void SearchTree::reset(const Position& root) {
   root_position_ = root;
   forget_endgame();
+  // A tree of a long analysis gives its memory back; a small one (self-play,
+  // the arena: a fresh tree each move) keeps its arrays for the next search.
+  if (reserved_bytes() > KEPT_BYTES) {
+    std::vector<Node>().swap(nodes_);
+    std::vector<Edge>().swap(edges_);
+  }
   nodes_.assign(1, Node());
   edges_.clear();
   mode_ = default_mode(params_);

@@ -138,6 +138,10 @@ class SearchTree {
   uint64_t total_in_flight() const;
   size_t num_nodes() const { return nodes_.size(); }
   size_t num_edges() const { return edges_.size(); }
+  // The bytes the node and edge arrays hold (their capacity); reset() gives
+  // them back above KEPT_BYTES, so a finished long analysis frees its tree.
+  size_t reserved_bytes() const { return nodes_.capacity() * sizeof(Node) + edges_.capacity() * sizeof(Edge); }
+  static constexpr size_t KEPT_BYTES = size_t{4} << 20;
   Rng& rng() { return rng_; }
   const SearchParams& params() const { return params_; }
   // Positions the endgame solver has visited for this tree so far (every root).

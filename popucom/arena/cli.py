@@ -110,7 +110,8 @@ def run_arena(args: argparse.Namespace) -> int:
     if anchor not in {s.name for s in specs} and not args.refit:
         raise ValueError(f"anchor '{anchor}' is not one of the players")
     threads = args.threads or os.cpu_count() or 1
-    evaluators = {s.name: load_evaluator(s, args.device, threads) for s in specs if s.is_network}
+    backend = getattr(args, "backend", None) or "auto"
+    evaluators = {s.name: load_evaluator(s, args.device, threads, backend) for s in specs if s.is_network}
     for name, ev in evaluators.items():
         print(f"{name}: {getattr(ev, 'describe', lambda: '')()}")
     openings = make_openings(args.openings, args.opening_plies, args.seed)

@@ -138,15 +138,18 @@ class Engine:
         threads: int = 1,
         out: TextIO = sys.stdout,
         level: str | None = None,
+        backend: str = "auto",
     ) -> None:
         """player: a player spec (`best` if neither it nor `level` is given); level: a
-        difficulty level's name (popucom.levels), which sets its own visits and temperature."""
+        difficulty level's name (popucom.levels), which sets its own visits and temperature;
+        backend: the inference backend of every model player (popucom.infer)."""
         # Validated before anything is loaded: a NaN time never ends a search, a huge komi
         # overflows the core's 32-bit komi, a billion visits never end.
         seconds = check_seconds(seconds, "--seconds")
         komi = check_komi(komi, "--komi")
         visits = check_visits(visits, "--visits")
         self.threads = threads
+        self.backend = backend
         self.level: Level | None = None
         self.search: GameSearch | None = None
         if level is not None:
@@ -163,7 +166,7 @@ class Engine:
                 spec = spec.with_default_visits(visits)
             if spec.is_network:
                 check_visits(spec.visits, f"player '{player[:100]}': visits")
-            self.use_player(spec, Player.from_spec(spec, threads=threads))
+            self.use_player(spec, Player.from_spec(spec, threads=threads, backend=backend))
         self.seconds = seconds
         self.komi = komi
         self.game = _core.Game(komi)
@@ -207,7 +210,7 @@ class Engine:
         self.visits = spec.visits if player.is_model else None
 
     def use_level(self, level: Level) -> None:
-        self.use_player(level.player_spec(), level.player(threads=self.threads), level)
+        self.use_player(level.player_spec(), level.player(threads=self.threads, backend=self.backend), level)
 
     def known_commands(self) -> list[str]:
         return [*self.commands, *self.streaming]
@@ -251,11 +254,18 @@ class Engine:
             raise GtpError("syntax error: play <b|w> <vertex>")
         if colour != self.game.to_move:
             raise GtpError(f"illegal move: it is {self.game.to_move.name.capitalize()}'s turn (there is no pass)")
+        before = self.game.position
         try:
             self.game.play(args[1])
         except ValueError as e:
             raise GtpError(str(e)) from None
+        self.tell_session(before, self.game.moves[-1])
         return ""
+
+    def tell_session(self, before: _core.Position, move: int) -> None:
+        """Every move played reaches the search session, so its tree lives for the whole game."""
+        if self.search is not None:
+            self.search.follow(before, move)
 
     def genmove(self, args: list[str]) -> str:
         colour = self.colour(args)
@@ -266,6 +276,7 @@ class Engine:
         position = self.game.position
         move = self.searched_move(position) if self.player.is_model else self.player.bot_move(position)
         self.game.play(move)
+        self.tell_session(position, move)
         return _core.square_to_text(move)
 
     def searched_move(self, position: _core.Position) -> int:
@@ -462,6 +473,7 @@ def run_engine(args: argparse.Namespace) -> int:
         komi=args.komi,
         threads=args.threads,
         level=getattr(args, "level", None),
+        backend=getattr(args, "backend", None) or "auto",
     )
     network = f" on {engine.player.description}" if engine.player.is_model else ""
     level = f" (level {engine.level.name})" if engine.level is not None else ""

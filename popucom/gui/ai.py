@@ -18,17 +18,23 @@ from ..levels import Level
 from ..player import Player
 from ..player_spec import PlayerSpec
 from ..search.game_search import GameSearch
-from ..weights import newest_for_cpu
+from ..weights import newest_for_cpu, weights_dir, where_to_find
 from .difficulty import level_title
 
 BOTS = ("uct:2000", "uct:200", "greedy", "random")
 DEFAULT_BOT = "uct:2000"
 
 
-def default_opponent() -> str:
-    """The newest shipped model (popucom.weights), else a strong network-free bot."""
+def default_opponent() -> tuple[str, str | None]:
+    """The newest shipped model (popucom.weights) and no notice; else a strong network-free bot
+    and the notice that says so, where the model was looked for and how to point at one."""
     model = newest_for_cpu()
-    return str(model) if model is not None else DEFAULT_BOT
+    if model is not None:
+        return str(model), None
+    return DEFAULT_BOT, (
+        f"no shipped model in {weights_dir()} ({where_to_find('popucom-<preset>-v<N>.onnx')}, "
+        f"or give --opponent MODEL): the opponent is the {DEFAULT_BOT} bot"
+    )
 
 
 def bot_title(spec: str) -> str:
@@ -169,6 +175,12 @@ class SearchBridge(QObject):
         interrupted, its result is ignored through the token."""
         if self.opponent.search is not None:
             self.opponent.search.stop()
+
+    def forget(self) -> None:
+        """Stops a model's search and throws its tree away (a new game): the memory of a long
+        analysis goes back at once, not at the next search."""
+        if self.opponent.search is not None:
+            self.opponent.search.clear()
 
     @property
     def busy(self) -> bool:

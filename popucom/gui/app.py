@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--opponent",
         help="a model (.onnx, .pt, .plan) or a bot: random, greedy, uct:N "
-        "(default: the newest weights/*.onnx, else uct:2000)",
+        "(default: the newest shipped model, found as `best` is, else uct:2000 with a warning)",
     )
     parser.add_argument("--mode", default="human-black", choices=["human-black", "human-white", "human-human", "ai-ai"])
     parser.add_argument("--visits", type=int, default=800, help="AI visits per move (default 800)")
@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     from .ai import default_opponent
     from .main_window import MainWindow
 
-    opponent = args.opponent or default_opponent()
+    opponent, notice = (args.opponent, None) if args.opponent else default_opponent()
+    if notice is not None:  # the bot plays, and the user is told why
+        print(f"popucom gui: warning: {notice}", file=sys.stderr)
     # The thread budget is explicit and printed: on a small machine the network and the
     # search share the cores with the UI, which must stay responsive.
     print(

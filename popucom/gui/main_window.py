@@ -696,6 +696,7 @@ class MainWindow(QMainWindow):
 
     def new_game(self) -> None:
         self._cancel()
+        self.bridge.forget()  # the old game's search tree, however big an analysis made it
         self.set_tree(GameTree())
 
     def set_tree(self, tree: GameTree) -> None:

@@ -1,10 +1,13 @@
-"""Before Qt starts: are the system libraries of its xcb (X11) platform plugin installed?
+"""Before Qt starts: is there a display, and are the system libraries of its xcb (X11)
+platform plugin installed?
 
-Without them Qt aborts the process (SIGABRT) with "Could not load the Qt platform plugin
+Without either Qt aborts the process (SIGABRT) with "Could not load the Qt platform plugin
 "xcb"", naming at most one package, and from 6.5 always libxcb-cursor0 whatever is really
-missing. `check_xcb` finds every missing library first (ldd on the plugin, plus a dlopen of
-libxcb-cursor.so.0, which Qt also names) and `install_hint` turns them into one apt-get line.
-No Qt import here: this runs before the first one could abort.
+missing, even where the only thing missing is the display. `check_xcb` finds every missing
+library first (ldd on the plugin, plus a dlopen of libxcb-cursor.so.0, which Qt also names) and
+`install_hint` turns them into one apt-get line; `display_problem` tells a missing or
+unreachable X display (DISPLAY unset, or no X server answering there), and `no_display_hint`
+says how to run without one. No Qt import here: this runs before the first one could abort.
 """
 
 from __future__ import annotations
@@ -137,13 +140,51 @@ def install_hint(missing: list[str]) -> str:
     return "\n".join(lines)
 
 
+def display_problem(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the xcb plugin would find no X display (DISPLAY unset, or no X server answering at
+    it, asked through libxcb as Qt asks), or None. Where libxcb itself is missing, None: the
+    library check names it."""
+    environ = os.environ if environ is None else environ
+    display = environ.get("DISPLAY", "").strip()
+    if not display:
+        return "DISPLAY is not set"
+    try:
+        xcb = ctypes.CDLL("libxcb.so.1")
+    except OSError:
+        return None
+    xcb.xcb_connect.restype = ctypes.c_void_p
+    xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+    xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
+    xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
+    connection = xcb.xcb_connect(display.encode(), None)  # never NULL: an error connection instead
+    try:
+        failed = xcb.xcb_connection_has_error(connection) != 0
+    finally:
+        xcb.xcb_disconnect(connection)
+    return f"no X server answers at DISPLAY={display}" if failed else None
+
+
+def no_display_hint(problem: str) -> str:
+    """What to tell the user when there is no display to open the window on."""
+    return "\n".join(
+        [
+            f"popucom gui: no display ({problem}): Qt's xcb (X11) platform cannot open a window.",
+            "Run it in a desktop session (or over `ssh -X`), under a virtual display (`xvfb-run popucom gui`,",
+            "from the xvfb package), or without a window: QT_QPA_PLATFORM=offscreen popucom gui (nothing is shown).",
+        ]
+    )
+
+
 def check_xcb(environ: Mapping[str, str] | None = None) -> str | None:
-    """The message to print instead of Qt's abort, or None when the xcb plugin will load (or
-    is not the one Qt will use, or cannot be found to check)."""
+    """The message to print instead of Qt's abort, or None when the xcb plugin will load and
+    find a display (or is not the one Qt will use, or cannot be found to check): missing
+    libraries and a missing display are both told, the display first."""
     if not uses_xcb(environ):
         return None
     plugin = xcb_plugin()
     if plugin is None:
         return None
     missing = missing_libraries(plugin)
-    return install_hint(missing) if missing else None
+    display = display_problem(environ)
+    messages = ([no_display_hint(display)] if display else []) + ([install_hint(missing)] if missing else [])
+    return "\n".join(messages) if messages else None

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from .. import _core
+from .config import ModelConfig
 from .layers import MLP, RMS_EPS, PoPEAttention
 from .model import LEGAL_PLANE, MASKED_LOGIT, SCORE_SCALE, PopucomNet
 
@@ -40,16 +41,24 @@ def network_refusal(net: PopucomNet) -> str | None:
     return None
 
 
-def native_forward_refusal(net: PopucomNet, bf16: bool = True) -> str | None:
-    """Why the native forward cannot run `net` on this machine in bf16 (or float32) products,
-    or None where it can."""
-    refusal = network_refusal(net)
-    if refusal is not None:
-        return refusal
-    c = net.config
+def config_refusal(c: ModelConfig, bf16: bool = True) -> str | None:
+    """Why the native forward cannot run a network of config `c` on this machine in bf16 (or
+    float32) products, or None where it can: asked before a network exists
+    (popucom.infer.preflight)."""
+    if not c.attn_res or c.mhc:
+        return "it serves the attention-residual network without mHC"
     if not _core.native_net_supported(c.d_model // c.heads, bf16):
         kind = "AVX512-BF16" if bf16 else "AVX-512"
         return f"this CPU or build has no {kind} kernels for heads of width {c.d_model // c.heads}"
+    return None
+
+
+def native_forward_refusal(net: PopucomNet, bf16: bool = True) -> str | None:
+    """Why the native forward cannot run `net` on this machine in bf16 (or float32) products,
+    or None where it can."""
+    refusal = config_refusal(net.config, bf16)
+    if refusal is not None:
+        return refusal
     if any(p.device.type != "cpu" for p in net.parameters()):
         return "the network is not on the CPU"
     return None

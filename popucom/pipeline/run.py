@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..fileio import remove_stale_temporaries, write_text_atomic
+from ..infer.preflight import check_backend
 from ..train.trainer import Trainer
 from .config import PipelineConfig
 from .lock import RunLock
@@ -179,8 +180,8 @@ def run_pipeline(
         for tmp in remove_stale_temporaries(run.root):  # a killed run's half-written files
             logger.info(f"removed {tmp.relative_to(run.root)}, left by an interrupted write")
         config = resolve_config(run, config)
-        if config.backend == "trt" and config.device != "cuda":
-            raise ValueError("the TensorRT backend runs on a GPU: use --device cuda")
+        # Before any work: the network is first built after the warm start, half an hour in.
+        check_backend(config.backend, config.device, config.model)
         logger.info(
             f"run {run.root} | preset {config.preset} | model {config.model.preset} | "
             f"backend {config.backend} on {config.device}"

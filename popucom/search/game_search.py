@@ -10,7 +10,9 @@
 Budgets: `visits` is the root visit count at which the search stops, and visits
 kept from earlier searches count (KataGo's maxVisits); `seconds` is wall time of
 this call; either, both, or neither for a search that runs until `stop()`
-(pondering; capped at `max_ponder_visits` so memory stays bounded). They are
+(pondering, analysis; capped at `max_ponder_visits`). Memory stays bounded: any search
+ends once its tree holds `tree_mb` megabytes (TREE_BYTES_PER_NODE a node), and a fresh
+tree (a new game, a jump) gives a big tree's memory back (SearchTree::reset). They are
 checked when given: visits in [1, MAX_VISITS] (popucom.limits), seconds finite,
 > 0 and at most a day; anything else is a ValueError before any search runs.
 
@@ -51,6 +53,10 @@ from .batched import BatchedSearch
 Callback = Callable[[AnalysisResult], None]
 UNLIMITED = 2**31 - 1
 SINGLE_GAME_LEAVES_PER_STEP = 16  # one tree, so the batch is its own leaves (virtual loss spreads them)
+# A tree node's memory: the node (88 bytes), its edges (12 bytes a legal move) and the arrays'
+# growth; a long analysis of popucom-small-v12 grew by about 1 KB a visit.
+TREE_BYTES_PER_NODE = 1024
+DEFAULT_TREE_MB = 256.0  # about 260,000 nodes: minutes of analysis on a 2-core CPU
 
 _live: weakref.WeakSet[GameSearch] = weakref.WeakSet()
 
@@ -75,11 +81,15 @@ class GameSearch:
         seed: int = 0,
         pv_length: int = 10,
         max_ponder_visits: int = MAX_VISITS,
+        tree_mb: float = DEFAULT_TREE_MB,
     ) -> None:
         """threads: C++ tree-work threads (the network's threads are the evaluator's own budget).
         leaves_per_step: leaves per network call (SINGLE_GAME_LEAVES_PER_STEP if None): one
         game's search needs several per call to batch at all, so params.leaves_per_game is
-        replaced by it."""
+        replaced by it. tree_mb: the tree's memory, at which any search ends (the evaluation
+        cache's is cache_mb)."""
+        if not (isinstance(tree_mb, (int, float)) and 0 < tree_mb < float("inf")):
+            raise ValueError(f"tree_mb must be a positive number of megabytes, got {tree_mb!r}")
         params = params or _core.SearchParams()
         params.leaves_per_game = leaves_per_step or SINGLE_GAME_LEAVES_PER_STEP
         self.driver = BatchedSearch(
@@ -87,6 +97,7 @@ class GameSearch:
         )
         self.pv_length = pv_length
         self.max_ponder_visits = max_ponder_visits
+        self.max_tree_nodes = max(1, int(tree_mb * 2**20 // TREE_BYTES_PER_NODE))
         self._lock = threading.RLock()  # the tree: held by a search for its whole run
         self._control = threading.Lock()  # the fields below; held only for a few lines, never while waiting
         self._generation = 0  # a search runs while this is the value it started with
@@ -115,6 +126,16 @@ class GameSearch:
         """Moves the root by `move` (either side's), keeping its subtree."""
         with self._quiet_tree():
             self.driver.search.play(0, move)
+
+    def follow(self, before: _core.Position, move: _core.Move) -> None:
+        """Tells the session that `move` was played from `before` (by either side): the
+        subtree is kept when `before` is the root, as KataGo's makeMove keeps it; from any
+        other root the position after the move becomes the root (set_position)."""
+        with self._quiet_tree():
+            if self.driver.search.position(0) == before and not before.is_over:
+                self.driver.search.play(0, move)
+                return
+        self.set_position(before.play(move))
 
     def set_position(self, position: _core.Position) -> None:
         """Makes `position` the root: kept if it is the root, advanced into if it is one move
@@ -187,6 +208,8 @@ class GameSearch:
             last_report = None
             while not search.done(0) and self._current(generation):
                 if seconds is not None and time.perf_counter() - started >= seconds:
+                    break
+                if search.num_nodes(0) >= self.max_tree_nodes:  # tree_mb: the memory stays put
                     break
                 self.driver.step()
                 now = time.perf_counter()

@@ -141,6 +141,17 @@ def test_show_komi_out_of_range() -> None:
     assert_clean_error(popucom("show", "e5", "--komi", "99999999999"), "--komi must be a whole number from -81 to 81")
 
 
+def test_show_points_a_game_file_to_the_gui(tmp_path) -> None:
+    game = tmp_path / "game.sgf"
+    game.write_text("(;GM[1]FF[4];B[ee])\n")
+    out = popucom("show", str(game))
+    assert_clean_error(out, f"{game} is a game file, not a record of moves (like 'e5 d4 c3'): open it with")
+    assert f"`popucom gui {game}`" in out.stderr
+    out = popucom("show", "not there.jsonl")  # a game file's name, though missing
+    assert_clean_error(out, "open it with `popucom gui 'not there.jsonl'`")
+    assert_clean_error(popucom("show", "e5 zz"), "record move 2")  # a bad record stays a bad record
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -247,3 +247,36 @@ def test_closing_during_a_search_is_clean(qtbot, tiny_onnx) -> None:
     window.close()
     assert time.perf_counter() - started < 10.0  # not the 30 s the search was given
     assert not window.bridge.busy and window.tree.position.ply == 1
+
+
+def test_without_a_shipped_model_the_gui_says_it_plays_a_bot(tmp_path) -> None:
+    """`popucom gui` with no model to find: the bot plays, and stderr says why and how to point
+    at a model (the window is made, its event loop not run)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "QApplication.exec = lambda *args: 0\n"
+        "from popucom.gui import app\n"
+        "sys.exit(app.main([]))\n"
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", POPUCOM_WEIGHTS=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert f"popucom gui: warning: no shipped model in {tmp_path} (set POPUCOM_WEIGHTS" in out.stderr
+    assert "the opponent is the uct:2000 bot" in out.stderr and "opponent uct:2000" in out.stderr
+
+
+def test_a_long_analysis_keeps_its_memory_bounded_and_new_game_frees_it(qtbot, tiny_onnx) -> None:
+    """The analysis tree stops at the search's tree_mb however long it runs, and New game throws
+    it away at once (SearchTree::reset then gives a big tree's memory back)."""
+    window = make_window(qtbot, tiny_onnx, mode="human-human")
+    gs = window.bridge.opponent.search
+    gs.max_tree_nodes = 2000  # tree_mb of about 2 MB, reached in a moment
+    window.panel.analyze_button.setChecked(True)  # analysis runs until stopped
+    qtbot.waitUntil(lambda: not gs.running, timeout=60_000)  # ... or until its tree is full
+    assert 2000 <= gs.driver.search.num_nodes(0) <= 2000 + 16
+    window.new_game()
+    assert gs.driver.search.num_nodes(0) == 1 and gs.visits == 0

@@ -113,3 +113,31 @@ def test_the_gui_exits_with_the_apt_line_instead_of_qt_abort() -> None:
     assert out.returncode == 2, out.stderr
     assert "    sudo apt-get install libxcb-icccm4 libxcb-keysyms1\n" in out.stderr
     assert "Aborted" not in out.stderr and "could not be initialized" not in out.stderr
+
+
+def test_a_missing_or_unreachable_display_is_told() -> None:
+    assert qt_platform.display_problem({}) == "DISPLAY is not set"
+    assert qt_platform.display_problem({"DISPLAY": "  "}) == "DISPLAY is not set"
+    try:
+        qt_platform.ctypes.CDLL("libxcb.so.1")
+    except OSError:
+        pytest.skip("libxcb is not installed: the library check speaks instead")
+    # No X server answers on a display number nobody uses (a socket path that cannot exist).
+    assert qt_platform.display_problem({"DISPLAY": ":4093"}) == "no X server answers at DISPLAY=:4093"
+    hint = qt_platform.no_display_hint("DISPLAY is not set")
+    assert hint.startswith("popucom gui: no display (DISPLAY is not set)")
+    assert "QT_QPA_PLATFORM=offscreen" in hint and "xvfb-run" in hint
+
+
+def test_the_gui_without_a_display_says_so_instead_of_qt_abort() -> None:
+    pytest.importorskip("PySide6")
+    if qt_platform.xcb_plugin() is None:
+        pytest.skip("this PySide6 has no xcb plugin to check")
+    # A fresh process, as `popucom gui` starts on a server: no DISPLAY, whatever libraries it has.
+    code = "import sys; from popucom.gui import app; sys.exit(app.main(['--opponent', 'greedy']))"
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("popucom gui: no display (DISPLAY is not set)")
+    assert "QT_QPA_PLATFORM=offscreen" in out.stderr and "xvfb-run" in out.stderr
+    assert "Aborted" not in out.stderr and "could not be initialized" not in out.stderr

@@ -54,6 +54,23 @@ def test_background_search_streams_snapshots_and_stops() -> None:
     assert gs.search(visits=visits[-1] + 10).visits >= visits[-1] + 10
 
 
+def test_an_endless_analysis_stops_at_its_tree_memory() -> None:
+    """An analysis without a budget (the GUI's, the engine's popucom-analyze) ends once its tree
+    holds tree_mb: the memory of a long analysis stays put."""
+    gs = GameSearch(TinyEvaluator(), tree_mb=0.25)  # 256 nodes
+    done = threading.Event()
+    gs.start(on_done=lambda result: done.set())
+    assert done.wait(60), "the analysis did not stop at its tree's memory"
+    nodes = gs.driver.search.num_nodes(0)
+    assert gs.max_tree_nodes == 256 and 256 <= nodes <= 256 + 16  # one step past, at most
+    assert gs.search(visits=10**6).visits == gs.visits  # a search on a full tree ends at once
+    gs.set_position(Position().play("a1"))  # a fresh tree: room again
+    assert gs.search(visits=100).visits >= 100
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="tree_mb must be a positive number"):
+            GameSearch(TinyEvaluator(), tree_mb=bad)
+
+
 def test_time_budget_and_finished_game() -> None:
     gs = GameSearch(TinyEvaluator())
     started = time.perf_counter()

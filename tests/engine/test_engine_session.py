@@ -1,0 +1,22 @@
+"""The engine's search session is told every move, so one tree serves the whole game."""
+
+from __future__ import annotations
+
+import io
+
+from popucom import _core
+from popucom.engine.gtp import Engine
+
+
+def test_the_tree_survives_the_opponents_move_and_a_jump_resets_it() -> None:
+    engine = Engine(player="best", visits=24, out=io.StringIO())
+    engine.genmove(["b"])
+    reply = engine.search.result().moves[0]["move"]  # the reply the search looked at most
+    engine.play(["w", _core.square_to_text(reply)])
+    kept = engine.search.visits
+    engine.genmove(["b"])
+    assert engine.search.resets == 0 and kept > 0  # genmove, play, genmove: one tree
+    assert engine.search.position == engine.game.position  # the session follows both sides
+    engine.undo([])
+    engine.genmove(["b"])  # the undone move is a jump back: searched from a fresh root
+    assert engine.search.resets == 1

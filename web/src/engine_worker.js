@@ -1,0 +1,238 @@
+// The engine as a module Web Worker: the C++ search (wasm, search_session.js) with the network on
+// onnxruntime-web (network.js), so the page never waits for it. Protocol (web_spec, "Engine
+// worker protocol"):
+//
+//   {type:'init', constants}          -> {type:'ready', threads, backend:'onnxruntime-web'}
+//   {type:'search', id, moves, komi, model, params:{visits, ...settings}, seed, temperature,
+//    temperaturePlies, reportEveryMs, analysis}
+//                                     -> {type:'progress', id, analysis}..., {type:'done', id, analysis, move}
+//   {type:'stop'}                     the running search ends after its current network call and sends its done
+//   {type:'new-game'}                 forgets every tree and evaluation cache
+//   {type:'bench-net', id, model, batch, repeats}
+//                                     -> {type:'bench-net', id, seconds:[one per repeat], threads} (bench/web.py)
+//   any failure                       -> {type:'error', id, message}; the worker stays usable
+//
+// Searches run one after another, in the order they arrive. A session (tree, evaluation cache,
+// random generator) is kept per model, seed and settings, as `popucom engine` keeps one
+// GameSearch per player, so the same requests give the engine's moves.
+
+import { loadCore } from './core.js';
+import { Network, configureRuntime } from './network.js';
+import { SearchSession } from './search_session.js';
+
+const SITE = new URL('../', import.meta.url);
+const MAX_SESSIONS = 3; // each holds an evaluation cache of constants.cache_mb
+const BACKEND = 'onnxruntime-web';
+
+let engine = null; // {core, ort, constants, threads} once init has finished
+let initializing = null;
+const networks = new Map(); // model URL -> Promise<Network>
+const sessions = new Map(); // session key -> SearchSession, least recently used first
+let queue = Promise.resolve();
+let running = null; // {id, stop} of the search in progress
+
+class RequestError extends Error {}
+
+function post(message) {
+  self.postMessage(message);
+}
+
+function describe(error) {
+  return String(error?.message ?? error).slice(0, 2000) || 'unknown error';
+}
+
+async function init(constants) {
+  if (!constants || typeof constants !== 'object') throw new RequestError('init needs the constants (constants.json)');
+  if (!initializing) {
+    initializing = (async () => {
+      const [core, ort] = await Promise.all([loadCore(SITE.href), import(new URL('ort/ort.wasm.min.mjs', SITE).href)]);
+      const threads = configureRuntime(ort, new URL('ort/', SITE).href);
+      engine = { core, ort, constants, threads };
+      return engine;
+    })();
+    initializing.catch(() => {
+      initializing = null; // a later init may try again
+    });
+  }
+  const { threads } = await initializing;
+  return { type: 'ready', threads, backend: BACKEND };
+}
+
+function network(model) {
+  const url = new URL(model, SITE);
+  if (url.origin !== SITE.origin) throw new RequestError(`the model must come from this site, not ${url.origin}`);
+  if (!networks.has(url.href)) {
+    const { ort, constants } = engine;
+    const loading = Network.load(ort, url.href, constants.num_feature_planes, constants.board_size).catch((error) => {
+      networks.delete(url.href);
+      throw new RequestError(`cannot load the network ${model}: ${describe(error)}`);
+    });
+    networks.set(url.href, loading);
+  }
+  return networks.get(url.href);
+}
+
+function checkNumber(value, name, { lowest, highest, whole = false }) {
+  const fits = typeof value === 'number' && Number.isFinite(value) && value >= lowest && value <= highest;
+  if (!fits || (whole && !Number.isInteger(value))) {
+    const kind = whole ? 'a whole number' : 'a number';
+    throw new RequestError(`${name} must be ${kind} from ${lowest} to ${highest}, got ${String(value).slice(0, 40)}`);
+  }
+  return value;
+}
+
+/** The request with defaults filled in and every field checked; RequestError naming the first bad one. */
+function checkedRequest(message) {
+  const c = engine.constants;
+  const { moves = [], komi = 0, model, params = {}, seed = c.seed } = message;
+  if (!Array.isArray(moves) || moves.length > c.max_game_plies || moves.some((m) => typeof m !== 'string'))
+    throw new RequestError(`moves must be a list of at most ${c.max_game_plies} square names`);
+  if (typeof model !== 'string' || !model)
+    throw new RequestError('model must name the network file, e.g. models/popucom-small-v12.onnx');
+  if (!params || typeof params !== 'object' || Array.isArray(params))
+    throw new RequestError('params must be an object of search settings');
+  const { visits = c.default_visits, ...settings } = params;
+  for (const [name, value] of Object.entries(settings))
+    if (typeof value !== 'number' && typeof value !== 'boolean')
+      throw new RequestError(`search setting ${name.slice(0, 60)} must be a number or true/false`);
+  const plies = { lowest: 0, highest: c.max_game_plies, whole: true };
+  return {
+    moves,
+    komi: checkNumber(komi, 'komi', { lowest: -c.max_komi, highest: c.max_komi, whole: true }),
+    model,
+    settings,
+    visits: checkNumber(visits, 'visits', { lowest: 1, highest: c.max_visits, whole: true }),
+    seed: checkNumber(seed, 'seed', { lowest: 0, highest: Number.MAX_SAFE_INTEGER, whole: true }),
+    temperature: checkNumber(message.temperature ?? 0, 'temperature', { lowest: 0, highest: c.max_temperature }),
+    temperaturePlies: checkNumber(message.temperaturePlies ?? c.max_game_plies, 'temperaturePlies', plies),
+    reportEveryMs: checkNumber(message.reportEveryMs ?? 200, 'reportEveryMs', { lowest: 0, highest: 3600e3 }),
+    analysis: message.analysis === true,
+  };
+}
+
+function session(request) {
+  const { constants, core } = engine;
+  const sorted = Object.fromEntries(Object.entries(request.settings).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const key = JSON.stringify([new URL(request.model, SITE).href, request.seed, sorted]);
+  let found = sessions.get(key);
+  if (found) {
+    sessions.delete(key); // re-inserted below: most recently used last
+  } else {
+    found = new SearchSession(core, {
+      seed: request.seed,
+      cacheMb: constants.cache_mb,
+      leavesPerStep: constants.leaves_per_step,
+      params: request.settings,
+      pvLength: constants.pv_length,
+    });
+    while (sessions.size >= MAX_SESSIONS) {
+      const [oldest, old] = sessions.entries().next().value;
+      old.free();
+      sessions.delete(oldest);
+    }
+  }
+  sessions.set(key, found);
+  return found;
+}
+
+/** The game after the request's moves, as a core handle (freed by the caller). */
+function gameOf(request) {
+  const { core } = engine;
+  const game = core.check(core.m._pc_game_new(request.komi));
+  try {
+    request.moves.forEach((move, i) => {
+      try {
+        core.check(core.m._pc_game_play(game, core.squareIndex(move)));
+      } catch (error) {
+        throw new RequestError(`move ${i + 1} (${move.slice(0, 20)}): ${describe(error)}`);
+      }
+    });
+  } catch (error) {
+    core.m._pc_game_free(game);
+    throw error;
+  }
+  return game;
+}
+
+async function search(message) {
+  if (!engine) throw new RequestError('the engine is not initialised: send init first');
+  const request = checkedRequest(message);
+  const stop = { requested: false };
+  running = { id: message.id, stop }; // a stop while the network loads counts too
+  let game = 0;
+  try {
+    const net = await network(request.model);
+    const searcher = session(request);
+    game = gameOf(request);
+    const { analysis, move } = await searcher.search(net, game, {
+      visits: request.visits,
+      temperature: request.temperature,
+      temperaturePlies: request.temperaturePlies,
+      analysis: request.analysis,
+      rootKey: `${request.komi}:${request.moves.join(' ')}`,
+      reportEveryMs: request.reportEveryMs,
+      onProgress: (snapshot) => post({ type: 'progress', id: message.id, analysis: snapshot }),
+      shouldStop: () => stop.requested,
+    });
+    return { type: 'done', id: message.id, analysis, move };
+  } finally {
+    running = null;
+    if (game) engine.core.m._pc_game_free(game);
+  }
+}
+
+/** Times `repeats` network calls of `batch` positions after an untimed warm-up call (which also
+ * prepares the session for that shape). The input is zeros: the network's cost does not depend on
+ * the values. */
+async function benchNetwork(message) {
+  if (!engine) throw new RequestError('the engine is not initialised: send init first');
+  const batch = checkNumber(message.batch, 'batch', { lowest: 1, highest: 1024, whole: true });
+  const repeats = checkNumber(message.repeats ?? 5, 'repeats', { lowest: 1, highest: 1000, whole: true });
+  if (typeof message.model !== 'string' || !message.model) throw new RequestError('model must name the network file');
+  const net = await network(message.model);
+  const features = new Float32Array(batch * net.shape.reduce((a, b) => a * b, 1));
+  await net.evaluate(features, batch);
+  const seconds = [];
+  for (let i = 0; i < repeats; i++) {
+    const start = performance.now();
+    await net.evaluate(features, batch);
+    seconds.push((performance.now() - start) / 1000);
+  }
+  return { type: 'bench-net', seconds, threads: engine.threads };
+}
+
+function newGame() {
+  for (const old of sessions.values()) old.free();
+  sessions.clear();
+}
+
+async function handle(message) {
+  switch (message?.type) {
+    case 'init':
+      return init(message.constants);
+    case 'search':
+      return search(message);
+    case 'new-game':
+      return newGame();
+    case 'bench-net':
+      return benchNetwork(message);
+    default:
+      throw new RequestError(`unknown message type ${String(message?.type).slice(0, 40)}`);
+  }
+}
+
+self.onmessage = (event) => {
+  const message = event.data;
+  if (message?.type === 'stop' || message?.type === 'new-game') {
+    if (running) running.stop.requested = true; // a new game makes the running search moot
+    if (message.type === 'stop') return;
+  }
+  queue = queue.then(async () => {
+    try {
+      const reply = await handle(message);
+      if (reply) post({ id: message.id, ...reply });
+    } catch (error) {
+      post({ type: 'error', id: message?.id ?? null, message: describe(error) });
+    }
+  });
+};
