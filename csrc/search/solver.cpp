@@ -11,6 +11,7 @@
 namespace popucom {
 
 namespace {
+constexpr int KILLER_SHIFT = 32;
 
 // The solver searches one integer per outcome, ordered as the side to move
 // prefers them: the result first, then the floor margin (a draw has margin 0;
@@ -124,23 +125,28 @@ void Solver::grow() {
     if (slot.used) store(slot.key, slot.value, slot.bound, slot.move, slot.plies);
 }
 
-int Solver::last_move_value(const Position& p) {
+int Solver::last_move_value(const Position& p, int beta) {
   // The game ends by the move limit after this move, so its result only grows
   // with the floor lead the move leaves: the best lead decides, no search needed.
   // Only a move that completes a line changes a floor: a quiet one keeps the
-  // lead as it is, so only the completing moves are played.
+  // lead as it is, so only the completing moves are played, and only until
+  // one reaches beta (a lower bound is all the caller can use then).
   const int sign = p.to_move() == BLACK ? 1 : -1;
+  const int64_t komi = sign * static_cast<int64_t>(p.komi());
+  const auto key_of_lead = [&](int lead) {
+    const int margin = clamp_margin(lead + komi);
+    return outcome_key(value_of_key(margin), margin);
+  };
   const Bitboard legal = p.legal_moves();
   const Bitboard matches = legal & completing(p.stones(p.to_move()));
-  int best_lead = matches == legal ? INT32_MIN : sign * p.score();
-  for (Bitboard m = matches; m.any();) {
+  int best = matches == legal ? WORST_KEY : key_of_lead(sign * p.score());
+  for (Bitboard m = matches; m.any() && best < beta;) {
     Position next = p;
     next.play_unchecked(m.pop_lowest());
     ++nodes_;
-    best_lead = std::max(best_lead, sign * next.score());
+    best = std::max(best, key_of_lead(sign * next.score()));
   }
-  const int margin = clamp_margin(static_cast<int64_t>(best_lead) + sign * static_cast<int64_t>(p.komi()));
-  return outcome_key(value_of_key(margin), margin);
+  return best;
 }
 
 void Solver::rank_moves(const Position& p, int hint, Children* children) {
@@ -163,10 +169,31 @@ void Solver::rank_moves(const Position& p, int hint, Children* children) {
     }
     // Fields from the top: the table's move, the lead (0..162), the history
     // count (below 2^23), the move.
-    children->rank[count] = uint64_t{move == hint} << 63 | static_cast<uint64_t>(after + NUM_SQUARES) << 40 |
-                            uint64_t{history_[me][move]} << 8 | static_cast<uint64_t>(move);
+    const auto& killers = killers_[static_cast<size_t>(plies_left(p))];
+    const uint64_t killer = move == killers[0] ? 2 : move == killers[1] ? 1 : 0;
+    children->rank[count] = uint64_t{move == hint} << 63 | killer << KILLER_SHIFT |
+                            static_cast<uint64_t>(after + NUM_SQUARES) << 40 | uint64_t{history_[me][move]} << 8 |
+                            static_cast<uint64_t>(move);
   }
   children->count = count;
+}
+
+int Solver::two_plies_upper_bound(const Position& p, const Children& children) const {
+  // The opponent's last move can only paint floors their colour, so the best
+  // lead the mover's own move leaves bounds the result from above, unless a
+  // move leaves them no legal reply (which ends the game at once, a win for
+  // the mover by at least a floor).
+  const Color me = p.to_move();
+  const Bitboard their_legal = ~(p.stones(BLACK) | p.stones(WHITE) | p.floors(me));
+  if (their_legal.count() < 2) return INT_MAX;
+  const int sign = me == BLACK ? 1 : -1;
+  int best_lead = INT32_MIN;
+  for (int i = 0; i < children.count; ++i) {
+    if (children.made[i] && children.position[i].is_terminal()) return INT_MAX;
+    best_lead = std::max(best_lead, static_cast<int>((children.rank[i] >> 40) & 0xFF) - NUM_SQUARES);
+  }
+  const int margin = clamp_margin(static_cast<int64_t>(best_lead) + sign * static_cast<int64_t>(p.komi()));
+  return outcome_key(value_of_key(margin), margin);
 }
 
 const Position& Solver::next_child(const Position& p, int k, Children* children, int* move) {
@@ -203,7 +230,7 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
                        clamp_margin(static_cast<int64_t>(sign * p.final_margin())));
   }
   const int plies = plies_left(p);
-  if (plies == 1) return last_move_value(p);
+  if (plies == 1) return last_move_value(p, beta);
   const int alpha_in = alpha;
   int hint = NO_MOVE;
   if (const Slot* hit = find(p.hash())) {
@@ -215,6 +242,10 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
   }
   Children& children = frame(plies);
   rank_moves(p, hint, &children);
+  if (plies == 2) {
+    const int bound = two_plies_upper_bound(p, children);
+    if (bound <= alpha) return bound;
+  }
   int best = WORST_KEY, best_move = NO_MOVE;
   for (int k = 0; k < children.count; ++k) {
     int move = NO_MOVE;
@@ -228,6 +259,8 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
     if (alpha >= beta) {
       uint32_t& h = history_[p.to_move()][best_move];
       h = std::min<uint32_t>(h + static_cast<uint32_t>(plies * plies), UINT32_MAX >> 9);
+      auto& killers = killers_[static_cast<size_t>(plies)];
+      if (killers[0] != best_move) killers[1] = killers[0], killers[0] = static_cast<int8_t>(best_move);
       break;
     }
   }

@@ -38,7 +38,9 @@ struct ExactOutcome {
 class Solver {
  public:
   explicit Solver(uint64_t max_nodes = UINT64_MAX, size_t max_slots = MAX_SLOTS)
-      : max_nodes_(max_nodes), max_slots_(std::max(max_slots, MIN_SLOTS)) {}
+      : max_nodes_(max_nodes), max_slots_(std::max(max_slots, MIN_SLOTS)) {
+    for (auto& k : killers_) k = {NO_MOVE, NO_MOVE};
+  }
 
   // False (and *value untouched) when the budget runs out first.
   bool solve(const Position& p, int* value);
@@ -80,7 +82,7 @@ class Solver {
 
   int negamax(const Position& p, int alpha, int beta);
   // The exact outcome key of a position with one ply left (the mover's last move).
-  int last_move_value(const Position& p);
+  int last_move_value(const Position& p, int beta);
   // A node's moves (one per distinct outcome) in the order to search them:
   // the table's move, then the mover's floor lead after the move, then the
   // moves that cut off most elsewhere. A quiet move keeps the lead as it is,
@@ -93,6 +95,9 @@ class Solver {
     int count = 0;
   };
   void rank_moves(const Position& p, int hint, Children* children);
+  // An upper bound on the outcome key of a position two plies from the end,
+  // from its ranked children; INT_MAX where none holds.
+  int two_plies_upper_bound(const Position& p, const Children& children) const;
   // The k-th child to search, the (k-1) before it searched already.
   const Position& next_child(const Position& p, int k, Children* children, int* move);
   // One Children per plies left, made once (a node's own would construct 81
@@ -108,6 +113,7 @@ class Solver {
   std::deque<Children> frames_;
   // How often each move cut off, per colour, weighted by the plies it saved.
   std::array<std::array<uint32_t, NUM_SQUARES>, 2> history_{};
+  std::array<std::array<int8_t, 2>, 64> killers_{{{-1, -1}}};
 };
 
 // Exact game value for the side to move (+1 win, 0 draw, -1 loss); throws
