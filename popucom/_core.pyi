@@ -289,7 +289,7 @@ class SearchParams:
     @property
     def endgame_solve_max_nodes(self) -> int:
         """
-        positions the endgame solver may visit per move, the last ply's included (3-4 CPU s); past it the search's choice stands unless a move was proven better first
+        positions the endgame solver may visit per move, the last ply's included (3-4 CPU s; at most ~40 s); past it the search's choice stands unless a move was proven better first
         """
     @endgame_solve_max_nodes.setter
     def endgame_solve_max_nodes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
@@ -361,7 +361,7 @@ class SearchParams:
     @property
     def leaf_solve_max_nodes(self) -> int:
         """
-        positions one leaf's solve may visit (~5 ms); past it the leaf goes to the network
+        positions one leaf's solve may visit (~5 ms; at most ~0.3 s); past it the leaf goes to the network
         """
     @leaf_solve_max_nodes.setter
     def leaf_solve_max_nodes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:

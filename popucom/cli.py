@@ -412,7 +412,15 @@ def cmd_ship(args: argparse.Namespace) -> int:
         continue_with = settings_for_continuing(args.run_dir)
         # The rows behind the model: a run continued from it keeps its replay window's size.
         notes = {"rows_played": rows_played(RunDir(args.run_dir), args.iteration)}
-        shipped = ship(args.run_dir, args.iteration, args.name, args.weights_dir, notes, continue_with=continue_with)
+        shipped = ship(
+            args.run_dir,
+            args.iteration,
+            args.name,
+            args.weights_dir,
+            notes,
+            continue_with=continue_with,
+            force=args.force,
+        )
         for path in shipped:
             print(path)
     except (ValueError, FileNotFoundError, OSError) as e:
@@ -635,6 +643,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iteration", type=int, required=True, help="the model to ship (model_NNNN)")
     p.add_argument("--name", required=True, help="popucom-<preset>-v<N>, e.g. popucom-small-v4")
     p.add_argument("--weights-dir", help="default: $POPUCOM_WEIGHTS, else the source tree's weights/, else ./weights")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a version of the same name already shipped (or one whose ship did not finish)",
+    )
     p.set_defaults(run=cmd_ship)
 
     p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")

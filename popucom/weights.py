@@ -9,9 +9,13 @@ A shipped version `NAME` (`popucom-<preset>-v<N>`) is three files:
                             komi statistics, and where the model came from
 
 so `popucom pipeline --resume-from weights/NAME.pt` continues training on a fresh
-machine that holds only the repository. The package installs the newest version's files as
-`popucom/shipped/` (CMakeLists.txt), so that an installed package finds `best` from any working
-folder; `$POPUCOM_WEIGHTS` points elsewhere (weights_dir).
+machine that holds only the repository. Shipping never overwrites a version of the same name
+unless asked (`--force`), and it is all or nothing: the files are written into
+`weights/.NAME.shipping/` and renamed into place from there, and while that folder exists the
+version is incomplete and nothing plays it (shipped_models), so a ship that fails or is killed
+leaves either the versions there were or a version no one sees. The package installs the newest
+version's files as `popucom/shipped/` (CMakeLists.txt), so that an installed package finds
+`best` from any working folder; `$POPUCOM_WEIGHTS` points elsewhere (weights_dir).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,13 +84,19 @@ def where_to_find(what: str) -> str:
     )
 
 
+def staging_dir(folder: str | Path, name: str) -> Path:
+    """Where `ship` writes version `name` before renaming its files into `folder`; while it
+    exists the version is incomplete."""
+    return Path(folder) / f".{name}.shipping"
+
+
 def shipped_models(folder: str | Path | None = None) -> list[Path]:
-    """Shipped ONNX models, oldest version first."""
+    """Shipped ONNX models, oldest version first; a version whose ship has not finished is left out."""
     folder = Path(folder) if folder is not None else weights_dir()
     found = []
     for path in folder.glob("popucom-*.onnx"):
         match = NAME_PATTERN.match(path.stem)
-        if match:
+        if match and not staging_dir(folder, path.stem).exists():
             found.append((int(match["version"]), path.stem, path))
     return [path for _, _, path in sorted(found)]
 
@@ -114,9 +125,11 @@ def ship(
     folder: str | Path | None = None,
     notes: dict | None = None,
     continue_with: dict | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Copies a run's model and checkpoint of `iteration` into the weights folder (default
-    ship_dir()) as NAME.*.
+    ship_dir()) as NAME.*, all or nothing (the module docstring). A version NAME already there,
+    whole or from a ship that did not finish, is refused unless `force`, which replaces it.
     `continue_with` overrides settings of the run's config for whoever continues it (say, the
     thread count of the machine the run happened to use); the changes are listed in the sidecar."""
     if not NAME_PATTERN.match(name):
@@ -130,11 +143,16 @@ def ship(
             raise FileNotFoundError(f"cannot ship iteration {iteration} of {run}: {path} is missing")
     komi = json.loads((run / "komi_stats.json").read_text()) if (run / "komi_stats.json").exists() else None
     recipe_changes = _recipe_changes(run, iteration)  # read before anything is written: a bad file ships nothing
-    folder.mkdir(parents=True, exist_ok=True)
-    out = [
-        write_bytes_atomic(folder / f"{name}.onnx", model.read_bytes()),
-        write_bytes_atomic(folder / f"{name}.pt", checkpoint.read_bytes()),
-    ]
+    files = [f"{name}.onnx", f"{name}.pt", f"{name}.run.json"]
+    staging = staging_dir(folder, name)
+    there = [folder / file for file in files if (folder / file).exists()]
+    if not force and staging.exists():
+        raise ValueError(
+            f"an earlier ship of {name} did not finish ({staging} is left): nothing plays it; "
+            "ship it again with --force"
+        )
+    if not force and there:
+        raise ValueError(f"{name} is already shipped ({there[0]}): choose another name, or replace it with --force")
     config = json.loads((run / "config.json").read_text())
     changed = {key: {"run": config.get(key), "continue": value} for key, value in (continue_with or {}).items()}
     config.update(continue_with or {})
@@ -148,8 +166,37 @@ def ship(
         "komi": komi,
         **(notes or {}),
     }
-    out.append(write_text_atomic(folder / f"{name}.run.json", json.dumps(sidecar, indent=1) + "\n"))
-    return out
+    shutil.rmtree(staging, ignore_errors=True)  # what a killed ship left: written again below
+    staging.mkdir(parents=True)
+    try:
+        write_bytes_atomic(staging / files[0], model.read_bytes())
+        write_bytes_atomic(staging / files[1], checkpoint.read_bytes())
+        write_text_atomic(staging / files[2], json.dumps(sidecar, indent=1) + "\n")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)  # nothing was replaced: the folder is as it was
+        raise
+    # From here the folder only changes by renames, which need no space; the model goes last, as
+    # the version's name is its .onnx (a killed ship leaves the staging folder, which hides it).
+    for file in reversed(files):
+        os.replace(staging / file, folder / file)
+    _sync_folder(folder)
+    staging.rmdir()
+    _sync_folder(folder)
+    return [folder / file for file in files]
+
+
+def _sync_folder(folder: Path) -> None:
+    """Makes the renames in `folder` durable, where the OS lets a folder be synced."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _recipe_changes(run: Path, iteration: int) -> list[dict]:

@@ -179,8 +179,10 @@ std::unique_ptr<Bot> make_bot(const std::string& spec, uint64_t seed) {
     try {
       n = std::stol(count, &used);
     } catch (const std::exception&) { used = 0; }
-    if (used != count.size() || count.empty() || n < 1 || n > 100000000)
-      throw std::invalid_argument("bot '" + spec + "': want uct:N with N a whole number of rollouts >= 1");
+    if (used != count.size() || count.empty() || n < 1 || n > MAX_UCT_ROLLOUTS)
+      throw std::invalid_argument("bot '" + spec.substr(0, 100) +
+                                  "': want uct:N with N a whole number of rollouts from 1 to " +
+                                  std::to_string(MAX_UCT_ROLLOUTS));
     return std::make_unique<UctBot>(static_cast<int>(n), seed);
   }
   throw std::invalid_argument("unknown bot '" + spec + "' (want random, greedy or uct:N)");

@@ -60,9 +60,14 @@ class Bot {
 // "random", "greedy" (best immediate floor difference; ties go to the move
 // leaving the opponent the least immediate gain, then lining up most own
 // stones, then at random) or
-// "uct:N" (Monte-Carlo tree search with N random rollouts per move).
-// Throws std::invalid_argument naming a bad spec.
+// "uct:N" (Monte-Carlo tree search with N random rollouts per move, N from 1
+// to MAX_UCT_ROLLOUTS). Throws std::invalid_argument naming a bad spec.
 std::unique_ptr<Bot> make_bot(const std::string& spec, uint64_t seed);
+
+// The most rollouts a uct:N bot takes: its tree holds a node with its edges per
+// rollout (~1.6 KB), so this keeps one bot's move within ~2 GB and seconds, as
+// the largest visit budget does for a network's search.
+constexpr int MAX_UCT_ROLLOUTS = 1000000;
 
 }  // namespace popucom
 

@@ -1,6 +1,7 @@
 #include "params.h"
 
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -9,12 +10,13 @@ namespace popucom {
 namespace {
 
 // `value` as a double compares with both kinds of bound; NaN and infinities
-// are refused (an infinite c_puct makes NaN of every score).
+// are refused (an infinite c_puct makes NaN of every score), and so is a huge
+// finite value by the field's upper bound (see params.h).
 void check_bounds(const char* name, double value, double lowest, double highest) {
   if (std::isfinite(value) && value >= lowest && value <= highest) return;
   std::ostringstream message;
-  message << "SearchParams." << name << " = " << value << " is out of range: want " << lowest << " <= " << name;
-  if (highest != HUGE_VAL) message << " <= " << highest;
+  message << std::setprecision(12) << "SearchParams." << name << " = " << value << " is out of range: want " << lowest
+          << " <= " << name << " <= " << highest;
   throw std::invalid_argument(message.str());
 }
 

@@ -578,6 +578,78 @@ TEST(search, settings_out_of_range_are_refused) {
   validate(edge);
 }
 
+// Every field at its upper bound (or lower with `lowest`), through the X-macro
+// so a new field is covered without touching this test.
+SearchParams at_bounds(bool lowest) {
+  SearchParams params;
+#define POPUCOM_AT_BOUND(type, name, value, low, high, doc) params.name = static_cast<type>(lowest ? low : high);
+  POPUCOM_SEARCH_PARAMS(POPUCOM_AT_BOUND)
+#undef POPUCOM_AT_BOUND
+  return params;
+}
+
+// A network as hostile as check_outputs lets through: all the prior on one
+// square (often illegal), a sure result and the largest score, alternating.
+void hostile_evaluation(const Position& p, Rng& rng, Evaluation* out) {
+  out->prior_q.fill(0);
+  out->prior_q[rng.below(NUM_SQUARES)] = static_cast<uint16_t>(Evaluation::PRIOR_SCALE);
+  const bool win = rng.below(2) == 0;
+  out->wdl[0] = win ? 1.0f : 0.0f;
+  out->wdl[1] = 0;
+  out->wdl[2] = win ? 0.0f : 1.0f;
+  out->score = win ? NUM_SQUARES : -NUM_SQUARES;
+  out->value_error = rng.below(2) == 0 ? 0.0f : 4.0f;
+  (void)p;
+}
+
+void search_to_the_end(const SearchParams& params, Position p, int visits, uint64_t seed) {
+  SearchTree tree(params, seed);
+  tree.reset(p);
+  while (!p.is_terminal()) {
+    search_serial(tree, visits, hostile_evaluation);
+    CHECK_EQ(tree.total_in_flight(), 0u);
+    const int move = tree.choose_move(0);
+    CHECK(p.is_legal(move));
+    p.play_unchecked(move);
+    tree.advance(move);
+  }
+}
+
+TEST(search, settings_at_their_bounds_search_to_the_end) {
+  // Each setting's range is one inside which the search stays correct: at the
+  // ends (all at once, and the combinations that used to overflow a score into
+  // NaN or -inf), a search against a hostile network plays legal moves to the
+  // end. The node budgets at their tops would take seconds per solve from the
+  // opening, so there they start a few plies from the end.
+  validate(at_bounds(true));
+  validate(at_bounds(false));
+  Rng rng(11);
+  SearchParams lowest = at_bounds(true);
+  search_to_the_end(lowest, Position(), 8, 1);
+  SearchParams highest = at_bounds(false);
+  highest.endgame_solve_max_nodes = 2000;
+  highest.leaf_solve_max_nodes = 200;
+  highest.leaves_per_game = 1;
+  search_to_the_end(highest, Position(), 24, 2);
+  highest.uncertainty_weighting = false;
+  search_to_the_end(highest, played_randomly_to(Position(), 12, rng), 24, 3);
+  search_to_the_end(at_bounds(false), played_randomly_to(Position(), 6, rng), 24, 4);
+  SearchParams mixed;  // the issue's: huge exploration and reductions, one leaf at a time, leaf solving
+  mixed.c_puct = mixed.fpu_reduction = mixed.root_fpu_reduction = mixed.lcb_stdevs = mixed.virtual_loss = 1e3;
+  mixed.score_utility_weight = 1e3;
+  mixed.leaves_per_game = 1;
+  mixed.leaf_solve_plies = 4;
+  search_to_the_end(mixed, Position(), 32, 5);
+  // The same through the batched search, whose leaves wait under virtual loss.
+  highest = at_bounds(false);
+  highest.endgame_solve_max_nodes = 2000;
+  highest.leaf_solve_max_nodes = 200;
+  highest.leaves_per_game = 64;
+  const MultiRun run = run_multi_search(highest, 3, 64, 1, false, 6, true);
+  CHECK_EQ(run.leftover_in_flight, 0u);
+  for (int move : run.chosen) CHECK(move >= 0 && move < NUM_SQUARES);
+}
+
 TEST(search, bots_play_legal_moves_and_uct_beats_random) {
   int uct_wins = 0, greedy_wins = 0;
   for (int game = 0; game < 20; ++game) {

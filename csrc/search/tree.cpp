@@ -161,6 +161,16 @@ int SearchTree::select_edge(int32_t index) {
     const double score = fpu + explore * best_unvisited_prior;
     if (best < 0 || score > best_score || (score == best_score && best_unvisited < best)) best = best_unvisited;
   }
+  if (best < 0) best = highest_prior_edge(node);  // every score NaN or below -1e300: the bounds rule it out
+  return best;
+}
+
+int SearchTree::highest_prior_edge(const Node& node) const {
+  // An expanded node that is not terminal has a legal move, so this edge exists.
+  if (node.num_edges == 0) throw std::logic_error("select_edge: an expanded node has no edge");
+  int best = static_cast<int>(node.first_edge);
+  for (uint32_t i = node.first_edge + 1; i < node.first_edge + node.num_edges; ++i)
+    if (edges_[i].prior > edges_[best].prior) best = static_cast<int>(i);
   return best;
 }
 
@@ -529,6 +539,7 @@ int SearchTree::gumbel_select_root() {
         pick = i;
       }
     }
+    if (pick < 0) return highest_prior_edge(root);  // nothing considered: prepare_root always keeps one
     if (fewest < gumbel_phase_visits_ || gumbel_considered_.size() == 1)
       return static_cast<int>(root.first_edge) + pick;
     gumbel_halve();

@@ -159,7 +159,10 @@ class SearchTree {
   double utility_of(double value, double score) const;
 
  private:
+  // The edge a descent takes from an expanded node: a valid index into edges_,
+  // always (with scores no edge wins, the highest prior's).
   int select_edge(int32_t node);
+  int highest_prior_edge(const Node& node) const;
   // Root edge offset: argmax of visits when temperature <= 0 (of the lower
   // confidence bound among well-visited moves with lcb_selection_share > 0),
   // else sampled with p ~ N^(1/T), from the pruned counts when forced

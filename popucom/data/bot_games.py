@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -52,12 +53,14 @@ def write_bot_games(
     random_plies: int = 4,
     threads: int = 1,
     progress: bool = False,
+    on_game: Callable[[], None] | None = None,
 ) -> list[Path]:
     """Plays `games` bot games and writes them as shards of `games_per_shard` games under
     out_dir. Shard i's games come from a bot and a random stream of their own, seeded by (seed,
     i), so a shard already there (shards are written atomically) is kept as it is, and a killed
     run plays only the shards it had not finished. With threads > 1 the shards are shared out
-    over threads (the bots release the GIL while they think); `progress` shows a bar per game."""
+    over threads (the bots release the GIL while they think); `progress` shows a bar per game,
+    and `on_game` is called after each game (one thread at a time)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from tqdm import tqdm
@@ -83,6 +86,8 @@ def write_bot_games(
             parts.append(play_bot_game(bot, rng, random_plies))
             with bar_lock:
                 bar.update(1)
+                if on_game is not None:
+                    on_game()
         write_shard(paths[i], concat_samples(parts), meta={"source": spec, "seed": shard_seed})
 
     with ThreadPoolExecutor(max(1, threads)) as pool:

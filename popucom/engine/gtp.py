@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import queue
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, TextIO
 
@@ -100,6 +100,44 @@ def read_lines(stream: BinaryIO | TextIO) -> Iterator[bytes | str]:
         yield TOO_LONG
     elif rest:
         yield rest
+
+
+QUEUED_BYTES = 4 << 20  # input read ahead of the command loop, at most (one line of any size passes)
+LINE_COST = 100  # what a queued line costs beyond its bytes (the object, its slot)
+
+
+class LineQueue:
+    """The lines read ahead of the command loop, at most QUEUED_BYTES of them counting each line's
+    LINE_COST: a client that writes faster than the engine answers is held back by the pipe (its
+    writes block), not by the engine's memory. None ends the input."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = QUEUED_BYTES if limit is None else limit
+        self.held = 0
+        self._lines: deque[bytes | str | None] = deque()
+        self._changed = threading.Condition()
+
+    @staticmethod
+    def _cost(line: bytes | str | None) -> int:
+        return LINE_COST + (len(line) if line is not None else 0)
+
+    def put(self, line: bytes | str | None) -> None:
+        cost = self._cost(line)
+        with self._changed:
+            while self._lines and self.held + cost > self.limit:
+                self._changed.wait()
+            self._lines.append(line)
+            self.held += cost
+            self._changed.notify_all()
+
+    def get(self) -> bytes | str | None:
+        with self._changed:
+            while not self._lines:
+                self._changed.wait()
+            line = self._lines.popleft()
+            self.held -= self._cost(line)
+            self._changed.notify_all()
+            return line
 
 
 def frame(head: str, text: str) -> str:
@@ -406,7 +444,7 @@ class Engine:
     def serve(self, stream: BinaryIO | TextIO) -> None:
         """Answers commands from `stream` (bytes preferred: a text stream's `.buffer` is used)
         until quit, end of input or a closed output."""
-        lines: queue.Queue[bytes | str | None] = queue.Queue()
+        lines = LineQueue()
 
         def reader() -> None:
             try:
@@ -424,7 +462,7 @@ class Engine:
             if self.search is not None:
                 self.search.stop()
 
-    def answer(self, lines: queue.Queue[bytes | str | None]) -> None:
+    def answer(self, lines: LineQueue) -> None:
         """The command loop of serve(): one reply per line until quit, end of input (None) or a
         closed output."""
         pending: bytes | str | None = None

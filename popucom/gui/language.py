@@ -17,18 +17,26 @@ State lives here, module-wide, as Qt's own translators are application-wide.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 
 I18N_DIR = Path(__file__).with_name("i18n")
 ENGLISH = "en"
 # Each language named in its own language: the menu shows these untranslated.
 LANGUAGES = {ENGLISH: "English", "zh_CN": "简体中文"}
 SETTINGS_KEY = "language"
+# The script of each translation that Latin fonts lack: Qt's writing system and fontconfig's
+# language, to ask whether any installed font has its characters (else they show as boxes).
+SCRIPTS = {"zh_CN": (QFontDatabase.WritingSystem.SimplifiedChinese, "zh-cn")}
+FONT_INSTALL = "sudo apt-get install fonts-noto-cjk"
 
 _installed: list[QTranslator] = []  # kept referenced: Qt does not own installed translators
 _current = ENGLISH
+_font_warned: set[str] = set()  # the languages whose missing font was reported (once a run)
 
 
 class LanguageError(ValueError):
@@ -92,6 +100,39 @@ def catalogue(language: str) -> Path:
 
 def current_language() -> str:
     return _current
+
+
+def font_installed(language: str) -> bool:
+    """Whether an installed font has `language`'s characters: Qt's font database once a
+    QGuiApplication runs and has found fonts, else fontconfig's `fc-list :lang=...`; True where
+    neither can tell (no fc-list), so a warning is never a guess."""
+    language = normalize(language)
+    if language not in SCRIPTS:
+        return True
+    writing_system, fontconfig_lang = SCRIPTS[language]
+    if QGuiApplication.instance() is not None:
+        found = QFontDatabase.writingSystems()
+        if found:
+            return writing_system in found
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return True
+    try:
+        out = subprocess.run([fc_list, f":lang={fontconfig_lang}", "family"], capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return True
+    return out.returncode != 0 or bool(out.stdout.strip())
+
+
+def missing_font_warning() -> str | None:
+    """The warning, in the current language, that no installed font has its characters, the
+    first time it applies in this run (then None, as for a language whose font is there)."""
+    if _current in _font_warned or font_installed(_current):
+        return None
+    _font_warned.add(_current)
+    return QCoreApplication.translate(
+        "Language", "No installed font has {language} characters, which show as boxes; install one: {command}"
+    ).format(language=LANGUAGES[_current], command=FONT_INSTALL)
 
 
 def set_language(language: str) -> None:

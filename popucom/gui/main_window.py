@@ -11,6 +11,7 @@ and runs again on a LanguageChange, so View > Language switches the language at 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
                 opponent=self.bridge.opponent.description, threads=self._threads_text()
             )
         )
+        self.warn_missing_font()
 
     # --- layout -----------------------------------------------------------------------
     def _build(self, mode: str, visits: int, seconds: float | None) -> None:
@@ -293,7 +295,16 @@ class MainWindow(QMainWindow):
             return False
         language.store_language(self.settings, key)
         self.language_actions[key].setChecked(True)
+        self.warn_missing_font()
         return True
+
+    def warn_missing_font(self) -> None:
+        """Once a run per language: no installed font has its characters (Chinese without a CJK
+        font shows boxes), said on stderr and in the status bar, with the package to install."""
+        text = language.missing_font_warning()
+        if text is not None:
+            print(f"popucom gui: warning: {text}", file=sys.stderr)
+            self.message(text)
 
     def _threads_text(self) -> str:
         return self.tr("threads: search {search} + network {network}").format(

@@ -82,8 +82,9 @@ class OpenVinoEvaluator:
         self.threads = resolve_threads(threads)
         core = ov.Core()
         try:
-            # From the file's bytes, never its path: weights stored outside the file (ONNX external
-            # data) cannot be resolved, so a model cannot make OpenVINO read another file.
+            # OpenVINO would resolve a tensor stored outside the file (ONNX external data) against
+            # the working directory; open_exported has refused any such tensor, wherever it sits
+            # in the graph (popucom.nn.export.external_tensor), so the model reads only itself.
             model = core.read_model(self.path.read_bytes())
         except RuntimeError as e:
             raise ValueError(f"{self.path}: OpenVINO cannot read it ({str(e).splitlines()[0]})") from e

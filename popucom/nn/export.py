@@ -120,8 +120,53 @@ def _write_model(model, net: PopucomNet, path: str | Path, extra_metadata: dict[
     for key, value in metadata.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
+    expand_softplus(model.graph)
     onnx.checker.check_model(model)
     return write_bytes_atomic(path, model.SerializeToString())
+
+
+# Below it exp stays finite; above it log(1 + exp(x)) rounds to x in float32, and torch's
+# Softplus returns x from the same threshold.
+SOFTPLUS_THRESHOLD = 20.0
+
+
+def expand_softplus(graph) -> None:
+    """Writes each Softplus of `graph` as Max(x, Log(Exp(Min(x, SOFTPLUS_THRESHOLD)) + 1)): the
+    same function in float32 to an ulp, which onnxruntime and onnxruntime-web run faster than
+    their Softplus operator (docs/benchmarks.md) and OpenVINO as fast. The Min keeps exp finite;
+    above the threshold the Max returns x. Exported graphs compute in float32, as its constants do.
+    Done at write time, so that templates written before it come out in this form too."""
+    nodes = []
+    for node in graph.node:
+        if node.op_type == "Softplus" and node.domain in ("", "ai.onnx"):
+            nodes += _softplus_nodes(node.input[0], node.output[0], node.name or node.output[0])
+        else:
+            nodes.append(node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+
+
+def _softplus_nodes(x: str, y: str, name: str) -> list:
+    """The nodes of expand_softplus's form from value x to value y; their names start with `name`."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    def value(step: str) -> str:
+        return f"{y}_softplus_{step}"
+
+    def constant(step: str, number: float):
+        tensor = numpy_helper.from_array(np.array(number, dtype=np.float32), value(step))
+        return helper.make_node("Constant", [], [value(step)], name=f"{name}_{step}", value=tensor)
+
+    return [
+        constant("threshold", SOFTPLUS_THRESHOLD),
+        constant("one", 1.0),
+        helper.make_node("Min", [x, value("threshold")], [value("min")], name=f"{name}_min"),
+        helper.make_node("Exp", [value("min")], [value("exp")], name=f"{name}_exp"),
+        helper.make_node("Add", [value("exp"), value("one")], [value("add")], name=f"{name}_add"),
+        helper.make_node("Log", [value("add")], [value("log")], name=f"{name}_log"),
+        helper.make_node("Max", [x, value("log")], [y], name=f"{name}_max"),
+    ]
 
 
 def read_metadata(path: str | Path) -> dict[str, str]:
@@ -131,15 +176,45 @@ def read_metadata(path: str | Path) -> dict[str, str]:
         model = onnx.load(str(path), load_external_data=False)
     except Exception as e:  # onnx raises DecodeError and friends for corrupt files
         raise ValueError(f"{path} is not a readable ONNX model ({type(e).__name__}: {e})") from e
-    # Exported models keep their weights inside the file; a tensor stored elsewhere would make a
-    # runtime read another file (a path such as ../../etc/passwd), so no runtime is given one.
-    external = [t.name for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
-    if external:
+    external = external_tensor(model)
+    if external is not None:
         raise ValueError(
-            f"{path}: External data: tensor {external[0]!r:.60} is stored outside the file; popucom "
+            f"{path}: External data: tensor {external!r:.60} is stored outside the file; popucom "
             "models keep their weights inside (export it again with `popucom export`)"
         )
     return {p.key: p.value for p in model.metadata_props}
+
+
+def external_tensor(model) -> str | None:
+    """The name of a tensor anywhere in `model` (an onnx.ModelProto) that points outside the file,
+    or None. Exported models keep every tensor inside; one stored elsewhere would make a runtime
+    read another file (a path such as ../../etc/passwd, resolved against the model's folder by ONNX
+    Runtime and against the working directory by OpenVINO), and its bytes would steer play.
+    Tensors hide in initializers, Constant nodes and other attributes (one tensor or a list),
+    sparse tensors, subgraphs of If/Loop/Scan nested to any depth, and local functions, so every
+    message of the model is visited rather than a list of known places; a tensor with
+    `external_data` entries counts even when its `data_location` says it is inside."""
+    import onnx
+    from google.protobuf.message import Message
+
+    stack = [model]
+    while stack:
+        message = stack.pop()
+        if isinstance(message, onnx.TensorProto) and (
+            message.data_location != onnx.TensorProto.DEFAULT or len(message.external_data) > 0
+        ):
+            return message.name or "(unnamed)"
+        for field, value in message.ListFields():
+            if field.type != field.TYPE_MESSAGE:
+                continue
+            if field.message_type.GetOptions().map_entry:
+                if field.message_type.fields_by_name["value"].type == field.TYPE_MESSAGE:
+                    stack.extend(value.values())
+            elif isinstance(value, Message):  # one message, else a repeated field
+                stack.append(value)
+            else:
+                stack.extend(value)
+    return None
 
 
 def check_metadata(metadata: dict[str, str], path: str | Path) -> None:

@@ -20,12 +20,19 @@ from ..train.trainer import Trainer
 from ..train.window import ReplayWindow
 from .config import PipelineConfig
 from .run_dir import RunDir
+from .warm_start_progress import WarmStartProgress, expected_steps, time_a_step
 
 logger = logging.getLogger(__name__)
 
 # Games per shard of the bot games: a killed warm start replays at most one shard per thread.
 GAMES_PER_SHARD = 50
 SUMMARY = "summary.json"  # what the warm start took, beside its games
+
+
+def games_written(folder: Path, games: int, bot: str, seed: int) -> int:
+    """The games in the shards a killed warm start finished (write_bot_games keeps them)."""
+    shards = bot_game_shards(folder, games, bot, GAMES_PER_SHARD, seed)
+    return sum(min(GAMES_PER_SHARD, games - i * GAMES_PER_SHARD) for i, path in enumerate(shards) if path.exists())
 
 
 def warm_start(
@@ -40,20 +47,36 @@ def warm_start(
 ) -> dict:
     """Plays `games` bot games (on `threads` threads), trains on them `epochs` times over,
     and writes iteration 0. Games already in `<run>/warm_start/` are used as they are. The
-    figures returned are also written to `<run>/warm_start/summary.json`."""
+    figures returned are also written to `<run>/warm_start/summary.json`. With `progress`,
+    one bar estimates the whole warm start from its first game (warm_start_progress.py)."""
     run = RunDir(run_dir)
     if run.checkpoint(0).exists():
         raise ValueError(f"{run.root} already has an iteration-0 checkpoint: a warm start only begins a run")
     folder = run.root / "warm_start"
     folder.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
     done = folder / "games_done.json"
+    # One estimate for the games and the training together, above each phase's own bar.
+    overall = WarmStartProgress(
+        games,
+        games if done.exists() else games_written(folder, games, bot, seed),
+        expected_steps(games, epochs, config.train.batch_size),
+        time_a_step(config.model, config.train) if progress else None,
+        enabled=progress,
+    )
+    started = time.perf_counter()
     if not done.exists():  # a killed run left the shards it finished, which are kept
         wanted = set(bot_game_shards(folder, games, bot, GAMES_PER_SHARD, seed))
         for other in set(folder.glob("*.pcs")) - wanted:  # another bot, count or seed
             other.unlink()
         write_bot_games(
-            folder, games, spec=bot, games_per_shard=GAMES_PER_SHARD, seed=seed, threads=threads, progress=progress
+            folder,
+            games,
+            spec=bot,
+            games_per_shard=GAMES_PER_SHARD,
+            seed=seed,
+            threads=threads,
+            progress=progress,
+            on_game=overall.game_done,
         )
         write_text_atomic(done, json.dumps({"bot": bot, "games": games, "seed": seed}))
     games_s = time.perf_counter() - started
@@ -61,7 +84,9 @@ def warm_start(
     steps = max(1, round(epochs * window.num_samples / config.train.batch_size))
     trainer = Trainer(config.model, config.train)
     logger.info(f"warm start: {games} {bot} games ({window.num_samples} positions) in {games_s:.0f} s; {steps} steps")
-    metrics = trainer.train(window, steps, progress=progress)
+    overall.start_training(steps)
+    metrics = trainer.train(window, steps, progress=progress, on_step=overall.step_done)
+    overall.close()
     trainer.save(run.checkpoint(0))
     export_onnx(
         trainer.model.eval(),

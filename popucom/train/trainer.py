@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,9 @@ from .losses import TARGET_FIELDS, accuracy, losses, teacher_targets
 from .window import Batch, ReplayWindow
 
 logger = logging.getLogger(__name__)
+# The bar of the step that compiles: steps and time so far, no rate or ETA (one over the
+# compile's minute said 17 hours); the bar after it has both, over compiled steps.
+COMPILING_BAR = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, ETA once compiled{postfix}]"
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:
@@ -222,8 +226,10 @@ class Trainer:
         progress: bool = True,
         log_every: int = 50,
         val_batches: list[Batch] | None = None,
+        on_step: Callable[[], None] | None = None,
     ) -> dict[str, float]:
-        """Trains `steps` steps on batches sampled from the window; returns the last metrics."""
+        """Trains `steps` steps on batches sampled from the window; returns the last metrics.
+        `on_step` is called after each step (the warm start's overall estimate)."""
         from tqdm import tqdm
 
         last: dict[str, float] = {}
@@ -231,7 +237,17 @@ class Trainer:
 
         def new_bar(initial: int):
             desc = "train (compiling the step, once)" if compiling else "train"
-            return tqdm(total=steps, initial=initial, desc=desc, unit="step", disable=not progress, dynamic_ncols=True)
+            # No rate or ETA while compiling: a rate over the compile's minute is no estimate.
+            fmt = COMPILING_BAR if compiling else None
+            return tqdm(
+                total=steps,
+                initial=initial,
+                desc=desc,
+                unit="step",
+                disable=not progress,
+                dynamic_ncols=True,
+                bar_format=fmt,
+            )
 
         bar = new_bar(0)
         for i in range(steps):
@@ -247,6 +263,8 @@ class Trainer:
                 lr=f"{last['lr']:.2e}",
             )
             bar.update(1)
+            if on_step is not None:
+                on_step()
             if compiling and (self.compiled_steps or self.train_forward is self.model):
                 # The one-off compile is behind: a fresh bar, whose rate and ETA count the
                 # compiled steps only (the compile's minute had made the first ETA hours long).

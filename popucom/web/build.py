@@ -168,17 +168,21 @@ def write_data(dist: Path) -> list[Path]:
 
 def write_manifest(dist: Path, files: Iterable[Path]) -> Path:
     """Every file of the site (compressed twins and the manifest itself apart): its path, size
-    and the first 16 hex digits of its SHA-256, which change whenever the file does."""
+    and the first 16 hex digits of its SHA-256, which change whenever the file does. The
+    networks of the levels below the default are marked `precache: false`: the service worker
+    caches each when a level first plays it, so a first visit downloads one network, not all."""
+    from ..levels import STRONGEST
+    from .site_data import MODELS_FOLDER, level_model
+
+    default_model = level_model(STRONGEST).site_path
     entries = []
     for path in sorted(set(files)):
         data = path.read_bytes()
-        entries.append(
-            {
-                "path": path.relative_to(dist).as_posix(),
-                "size": len(data),
-                "sha256": hashlib.sha256(data).hexdigest()[:16],
-            }
-        )
+        site_path = path.relative_to(dist).as_posix()
+        entry = {"path": site_path, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()[:16]}
+        if site_path.startswith(MODELS_FOLDER + "/") and site_path != default_model:
+            entry["precache"] = False
+        entries.append(entry)
     version = hashlib.sha256(json.dumps(entries).encode()).hexdigest()[:16]
     return write_if_changed(dist / MANIFEST, json.dumps({"version": version, "files": entries}, indent=1) + "\n")
 

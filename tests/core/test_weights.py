@@ -3,6 +3,7 @@ run that continues from a shipped checkpoint on a machine holding only the repo.
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 
@@ -159,3 +160,99 @@ def test_shipping_resets_the_machine_and_schedule_settings(tmp_path) -> None:
         reset["ladder"]["opponents"] == list(tiny.ladder.opponents)
         or tuple(reset["ladder"]["opponents"]) == tiny.ladder.opponents
     )
+
+
+def fake_run(root, marker: bytes):
+    """The files `ship` copies, with bytes that tell one run's model from another's."""
+    from popucom.pipeline.config import pipeline_preset
+
+    (root / "models").mkdir(parents=True)
+    (root / "checkpoints").mkdir()
+    (root / "models" / "model_0000.onnx").write_bytes(b"onnx " + marker)
+    (root / "checkpoints" / "iter_0000.pt").write_bytes(b"pt " + marker)
+    pipeline_preset("tiny").save(root / "config.json")
+    return root
+
+
+def test_ship_refuses_to_overwrite_a_version_unless_forced(tmp_path) -> None:
+    weights = tmp_path / "weights"
+    first, second = fake_run(tmp_path / "a", b"first"), fake_run(tmp_path / "b", b"second")
+    ship(first, 0, "popucom-tiny-v1", weights)
+    with pytest.raises(ValueError, match="popucom-tiny-v1 is already shipped .*--force"):
+        ship(second, 0, "popucom-tiny-v1", weights)
+    assert (weights / "popucom-tiny-v1.onnx").read_bytes() == b"onnx first"
+    (weights / "popucom-tiny-v1.onnx").unlink()  # any file of the version counts
+    with pytest.raises(ValueError, match="already shipped .*popucom-tiny-v1.pt"):
+        ship(second, 0, "popucom-tiny-v1", weights)
+    ship(second, 0, "popucom-tiny-v1", weights, force=True)
+    assert (weights / "popucom-tiny-v1.onnx").read_bytes() == b"onnx second"
+    assert (weights / "popucom-tiny-v1.pt").read_bytes() == b"pt second"
+    assert sorted(p.name for p in weights.iterdir()) == [
+        "popucom-tiny-v1.onnx",
+        "popucom-tiny-v1.pt",
+        "popucom-tiny-v1.run.json",
+    ]
+    # The command line says so, and --force replaces.
+    args = ["ship", "--run-dir", str(first), "--iteration", "0", "--name", "popucom-tiny-v1", "--weights-dir"]
+    refused = popucom_cli(*args, str(weights))
+    assert refused.returncode != 0 and "already shipped" in refused.stderr and "--force" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    forced = popucom_cli(*args, str(weights), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (weights / "popucom-tiny-v1.onnx").read_bytes() == b"onnx first"
+
+
+def test_a_failed_ship_leaves_no_version_that_best_plays(tmp_path, monkeypatch) -> None:
+    import errno
+
+    import popucom.weights as weights_module
+
+    weights = tmp_path / "weights"
+    old, new = fake_run(tmp_path / "old", b"old"), fake_run(tmp_path / "new", b"new")
+    ship(old, 0, "popucom-tiny-v1", weights)
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    # The disk fills while the files are written: nothing of v2 is left, v1 stays the newest.
+    with monkeypatch.context() as m:
+        m.setattr(weights_module, "write_text_atomic", full_disk)
+        with pytest.raises(OSError, match="No space"):
+            ship(new, 0, "popucom-tiny-v2", weights)
+        with pytest.raises(OSError, match="No space"):  # replacing: the old version stays whole
+            ship(new, 0, "popucom-tiny-v1", weights, force=True)
+    assert sorted(p.name for p in weights.iterdir()) == [
+        "popucom-tiny-v1.onnx",
+        "popucom-tiny-v1.pt",
+        "popucom-tiny-v1.run.json",
+    ]
+    assert (weights / "popucom-tiny-v1.pt").read_bytes() == b"pt old"
+
+    # Killed between two renames: part of v2 is in place, and nothing plays it.
+    class KilledAfterTwoRenames:
+        renames = 0
+
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        def replace(self, source, target):
+            if self.renames == 2:
+                raise KeyboardInterrupt
+            self.renames += 1
+            os.replace(source, target)
+
+    with monkeypatch.context() as m:
+        m.setattr(weights_module, "os", KilledAfterTwoRenames())
+        with pytest.raises(KeyboardInterrupt):
+            ship(new, 0, "popucom-tiny-v2", weights)
+    assert (weights / "popucom-tiny-v2.pt").exists() and not (weights / "popucom-tiny-v2.onnx").exists()
+    (weights / ".popucom-tiny-v2.shipping" / "popucom-tiny-v2.onnx").rename(weights / "popucom-tiny-v2.onnx")
+    assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1"]  # even with its model in place
+    monkeypatch.setenv("POPUCOM_WEIGHTS", str(weights))
+    assert PlayerSpec.parse("best").source.endswith("popucom-tiny-v1.pt")
+    with pytest.raises(ValueError, match="earlier ship of popucom-tiny-v2 did not finish.*--force"):
+        ship(new, 0, "popucom-tiny-v2", weights)
+    ship(new, 0, "popucom-tiny-v2", weights, force=True)
+    assert [p.stem for p in shipped_models(weights)] == ["popucom-tiny-v1", "popucom-tiny-v2"]
+    assert not (weights / ".popucom-tiny-v2.shipping").exists()
+    assert (weights / "popucom-tiny-v2.onnx").read_bytes() == b"onnx new"

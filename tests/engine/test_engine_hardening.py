@@ -426,3 +426,54 @@ def test_visits_apply_to_best_and_to_model_files(tiny_model, tmp_path, monkeypat
     assert Engine("best", visits=7).visits == 7
     assert Engine(str(tiny_model), visits=9).visits == 9
     assert Engine(f"{tiny_model}@visits=5", visits=9).visits == 5  # the spec's own count wins
+
+
+def test_input_read_ahead_is_bounded_and_every_line_still_answered(monkeypatch) -> None:
+    """A client that writes without waiting for replies while the engine is busy is held back by
+    the pipe once the engine has queued its share (gtp.QUEUED_BYTES), and every line it sent is
+    answered in order once the engine goes on."""
+    import threading
+
+    from popucom.engine import gtp
+
+    monkeypatch.setattr(gtp, "QUEUED_BYTES", 100_000)
+    engine = Engine("random")
+    engine.out = io.StringIO()
+    busy, stop = threading.Event(), threading.Event()
+    name = engine.commands["name"]
+
+    def first_one_waits(args):
+        busy.wait(timeout=60)
+        return name(args)
+
+    engine.commands["name"] = first_one_waits
+    read, write = os.pipe()
+    sent = [0]
+    chunk = b"name\n" * 1000
+
+    def client() -> None:
+        try:
+            while not stop.is_set() and sent[0] < 8 << 20:
+                sent[0] += os.write(write, chunk)
+        finally:
+            os.close(write)
+
+    with os.fdopen(read, "rb") as stream:
+        serving = threading.Thread(target=engine.serve, args=(stream,))
+        serving.start()
+        writer = threading.Thread(target=client)
+        writer.start()
+        before, still = -1, 0
+        while still < 5 and writer.is_alive():  # until the client has been held for half a second
+            time.sleep(0.1)
+            still = still + 1 if sent[0] == before else 0
+            before = sent[0]
+        held = sent[0]
+        stop.set()
+        busy.set()
+        writer.join(timeout=60)
+        serving.join(timeout=120)
+    assert not serving.is_alive()
+    assert held < 2 << 20, f"the engine read {held} bytes ahead"  # the limit, the pipe and a read
+    replies = engine.out.getvalue().split("\n\n")[:-1]
+    assert len(replies) == sent[0] // 5 and set(replies) == {"= popucom"}

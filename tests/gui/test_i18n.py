@@ -46,9 +46,11 @@ PLACEHOLDER = re.compile(r"\{\w*\}")
 # players write them; Zero, the engine's name; SGF, a file format; Esc and Ctrl, key names;
 # greedy, random and uct, the bot specs `--opponent` takes (shown beside their Chinese names);
 # English, the language menu naming each language in its own. Coordinates (a1..i9), numbers,
-# file names and glob patterns are removed before the check.
+# file names, glob patterns and the command that installs a CJK font are removed before the check.
 ALLOWED_WORDS = {"AI", "UCT", "Zero", "SGF", "Esc", "Ctrl", "greedy", "random", "uct", "English"}
-NOT_WORDS = re.compile(r"\*\.\w+|[\w.-]+\.(?:onnx|pt|pth|plan|engine|sgf|jsonl)\b|\b[a-i][1-9]\b")
+NOT_WORDS = re.compile(
+    r"\*\.\w+|[\w.-]+\.(?:onnx|pt|pth|plan|engine|sgf|jsonl)\b|\b[a-i][1-9]\b|" + re.escape(language.FONT_INSTALL)
+)
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -240,6 +242,54 @@ def test_the_language_menu_switches_at_run_time_and_remembers(qtbot, make_window
     qtbot.waitUntil(lambda: window.file_menu.title() == "&File", timeout=5_000)
     assert window.windowTitle() == "Popucom Zero" and window.mode_box.currentText() == "Human vs human"
     assert language.choose_language(None, settings) == "en"
+
+
+# --- a font for the language --------------------------------------------------------------
+NO_FONT = "没有已安装的字体含简体中文字符，这些字会显示为方框；请安装一个：sudo apt-get install fonts-noto-cjk"
+
+
+def test_chinese_without_a_cjk_font_is_warned_once_in_chinese(make_window, english_after, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(language, "font_installed", lambda name: name == "en")  # as on a machine without one
+    monkeypatch.setattr(language, "_font_warned", set())
+    language.set_language("zh_CN")  # --lang zh_CN, or a Chinese locale
+    window = make_window("greedy")
+    assert window.statusBar().currentMessage() == NO_FONT
+    assert capsys.readouterr().err == f"popucom gui: warning: {NO_FONT}\n"
+    make_window("greedy")  # once a run
+    assert capsys.readouterr().err == ""
+
+
+def test_switching_to_chinese_without_a_cjk_font_warns(make_window, english_after, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(language, "font_installed", lambda name: name == "en")
+    monkeypatch.setattr(language, "_font_warned", set())
+    window = make_window("greedy")
+    assert "fonts-noto-cjk" not in window.last_message  # English needs no CJK font
+    assert window.choose_language("zh_CN") and window.last_message == NO_FONT
+    assert capsys.readouterr().err == f"popucom gui: warning: {NO_FONT}\n"
+
+
+def test_whether_a_font_has_the_characters_comes_from_qt_else_fontconfig(qapp, monkeypatch, tmp_path) -> None:
+    from PySide6.QtGui import QFontDatabase
+
+    assert language.font_installed("en")
+    has_cjk = QFontDatabase.WritingSystem.SimplifiedChinese in QFontDatabase.writingSystems()
+    assert language.font_installed("zh_CN") == has_cjk  # Qt's font database, where Qt runs
+
+    class NoQt:  # before a QGuiApplication: fontconfig's fc-list
+        @staticmethod
+        def instance():
+            return None
+
+    monkeypatch.setattr(language, "QGuiApplication", NoQt)
+    fc_list = tmp_path / "fc-list"
+    monkeypatch.setattr(language.shutil, "which", lambda name: str(fc_list) if name == "fc-list" else None)
+    fc_list.write_text('#!/bin/sh\n[ "$1" = ":lang=zh-cn" ] && echo "Noto Sans CJK SC"\nexit 0\n')
+    fc_list.chmod(0o755)
+    assert language.font_installed("zh_CN")
+    fc_list.write_text("#!/bin/sh\nexit 0\n")  # no font for the language
+    assert not language.font_installed("zh_CN")
+    monkeypatch.setattr(language.shutil, "which", lambda name: None)
+    assert language.font_installed("zh_CN")  # no way to tell: no warning
 
 
 # --- choosing the language ----------------------------------------------------------------

@@ -10,7 +10,7 @@ from popucom.data.positions import random_features
 from popucom.infer.onnx_backend import OnnxEvaluator
 from popucom.infer.parity import max_abs_difference
 from popucom.nn import PopucomNet, preset
-from popucom.nn.export import export_from_template, export_onnx, read_metadata, template_key
+from popucom.nn.export import expand_softplus, export_from_template, export_onnx, read_metadata, template_key
 
 
 def tiny_net(seed: int, **overrides: object) -> PopucomNet:
@@ -41,6 +41,57 @@ def test_weights_swapped_into_the_template_give_the_networks_outputs(template, t
     for name in a:
         np.testing.assert_allclose(a[name], b[name], atol=1e-4)
     assert template_key(net) == template_key(tiny_net(1)) != template_key(tiny_net(1, layers=3))
+
+
+def test_softplus_is_exported_in_the_faster_form_exact_over_the_float_range(template, tmp_path) -> None:
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    # The template keeps the traced graph; the written model has each Softplus expanded.
+    traced = [n.op_type for n in onnx.load(str(template)).graph.node]
+    written = [n.op_type for n in onnx.load(str(template.parent / "first.onnx")).graph.node]
+    assert traced.count("Softplus") > 0 and "Softplus" not in written
+    for op in ("Min", "Exp", "Log", "Max"):
+        assert written.count(op) - traced.count(op) == traced.count("Softplus"), op
+
+    # Each runtime's result on the expanded form is torch's softplus, as close as its own Softplus
+    # operator comes (OpenVINO's is off by a few ulp of 1 at large negative x).
+    big = float(np.finfo(np.float32).max)
+    x = np.array([-big, -1e30, -100, -87, -20, -1, 0, 1e-8, 1, 19.9, 20, 20.5, 50, 88, 89, 100, 1e30, big], np.float32)
+    expected = torch.nn.functional.softplus(torch.from_numpy(x)).numpy()
+    graph = helper.make_graph(
+        [helper.make_node("Softplus", ["x"], ["y"])],
+        "softplus",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None])],
+    )
+    plain = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    expanded = onnx.ModelProto()
+    expanded.CopyFrom(plain)
+    expand_softplus(expanded.graph)
+    assert [n.op_type for n in expanded.graph.node if n.op_type != "Constant"] == ["Min", "Exp", "Add", "Log", "Max"]
+
+    def onnxruntime_run(path: str) -> np.ndarray:
+        return ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+
+    runtimes = {"onnxruntime": onnxruntime_run}
+    try:
+        import openvino
+    except ImportError:
+        pass
+    else:
+        from popucom.infer.openvino_backend import compile_settings
+
+        compile_model = openvino.Core().compile_model
+        runtimes["openvino"] = lambda path: np.asarray(compile_model(path, "CPU", compile_settings(1))({"x": x})[0])
+    for runtime, run in runtimes.items():
+        results = []
+        for form, model in (("plain", plain), ("expanded", expanded)):
+            onnx.save(model, str(tmp_path / f"{form}.onnx"))
+            results.append(run(str(tmp_path / f"{form}.onnx")))
+        own_error = float(np.abs(results[0] - expected).max())
+        np.testing.assert_allclose(results[1], expected, rtol=1e-6, atol=max(1e-6, own_error), err_msg=runtime)
 
 
 def test_a_template_that_does_not_fit_is_refused(template, tmp_path) -> None:

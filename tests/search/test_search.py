@@ -268,7 +268,7 @@ def test_search_params_declared_once_and_stubbed() -> None:
         params.validate()
     with pytest.raises(ValueError, match="virtual_loss"):
         popucom._core.MultiSearch(1, params)
-    params.virtual_loss, params.c_puct = 1.0, float("inf")  # no upper bound, but finite
+    params.virtual_loss, params.c_puct = 1.0, float("inf")  # finite, and within its upper bound
     with pytest.raises(ValueError, match="c_puct = inf is out of range"):
         params.validate()
     stub = ast.parse((Path(popucom.__file__).parent / "_core.pyi").read_text())
@@ -279,6 +279,67 @@ def test_search_params_declared_once_and_stubbed() -> None:
         if isinstance(n, ast.FunctionDef) and any(getattr(d, "id", "") == "property" for d in n.decorator_list)
     }
     assert properties == set(fields)
+
+
+@pytest.mark.parametrize(
+    "overrides, field",
+    [
+        ({"virtual_loss": 1e308}, "virtual_loss"),
+        ({"score_utility_weight": 1e300, "leaf_solve_plies": 4}, "score_utility_weight"),
+        (
+            {"c_puct": 1.7e308, "fpu_reduction": 1.7e308, "lcb_stdevs": 1.7e308, "leaves_per_game": 1},
+            "c_puct",
+        ),
+        ({"fpu_reduction": 1.7e308}, "fpu_reduction"),
+        ({"lcb_stdevs": 1.7e308}, "lcb_stdevs"),
+        ({"leaf_solve_max_nodes": 2**31 - 1}, "leaf_solve_max_nodes"),
+        ({"endgame_solve_max_nodes": 2**31 - 1}, "endgame_solve_max_nodes"),
+        ({"endgame_solve_plies": 51}, "endgame_solve_plies"),
+        ({"gumbel_actions": 82}, "gumbel_actions"),
+    ],
+)
+def test_settings_that_crashed_or_hung_the_search_are_refused_by_name(overrides, field) -> None:
+    """Values that overflowed a score into NaN (edge selection found no child and read outside
+    its array) or made a solve run for minutes: every field has a finite upper bound, and every
+    way in (a player spec's options, SearchParams itself) refuses them, naming the field."""
+    from popucom.search.params import search_params
+
+    with pytest.raises(ValueError, match=f"^spec: SearchParams.{field} = .* is out of range: want .* <= {field} <= "):
+        search_params(overrides, "spec")
+    params = _core.SearchParams()
+    for name, value in overrides.items():
+        setattr(params, name, value)
+    with pytest.raises(ValueError, match=field):
+        _core.MultiSearch(1, params)
+
+
+def test_every_search_setting_has_a_finite_upper_bound_and_the_defaults_are_within() -> None:
+    params = _core.SearchParams()
+    params.validate()
+    for name in _core.SearchParams.fields:
+        huge = _core.SearchParams()
+        default = getattr(huge, name)
+        if isinstance(default, bool):
+            continue
+        setattr(huge, name, 2**31 - 1 if isinstance(default, int) else 1e300)
+        with pytest.raises(ValueError, match=f"{name} = .* is out of range"):
+            huge.validate()
+
+
+def test_uct_rollouts_are_capped_where_every_front_end_parses_them() -> None:
+    """uct:N keeps a tree node per rollout, so 100 million rollouts meant std::bad_alloc or the
+    OOM killer: the engine, the arena and the pipeline's baseline all parse it through the core's
+    Bot, which refuses N past its cap with the range."""
+    from popucom.pipeline.config_check import bot
+    from popucom.player_spec import PlayerSpec
+
+    _core.Bot("uct:1000000")  # the cap itself: the tree grows only as it searches
+    for spec in ("uct:1000001", "uct:100000000", "uct:" + "9" * 30):
+        with pytest.raises(ValueError, match=r"want uct:N with N a whole number of rollouts from 1 to 1000000"):
+            _core.Bot(spec)
+        with pytest.raises(ValueError, match="from 1 to 1000000"):
+            PlayerSpec.parse(spec)
+        assert "from 1 to 1000000" in bot(spec, None)
 
 
 def test_search_params_from_overrides_names_what_is_wrong() -> None:

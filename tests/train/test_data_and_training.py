@@ -175,14 +175,22 @@ def test_the_training_eta_leaves_out_the_one_off_compile(bot_shards, monkeypatch
     bars = []
     init = tqdm.tqdm.__init__
 
+    made = []
+
     def spy(bar, *args, **kwargs):
         init(bar, *args, **kwargs)
         bars.append((bar.desc, bar.n))
+        made.append(bar)
 
     monkeypatch.setattr(tqdm.tqdm, "__init__", spy)
     trainer.train(ReplayWindow(bot_shards, 100_000), 5, progress=True, log_every=1000)
     # Step 0 is a measured (eager) step, step 1 compiles; the fresh bar starts after it.
     assert bars == [("train (compiling the step, once)", 0), ("train", 2)]
+    # The compiling bar, as left on the screen, shows no rate or ETA (one over the compile said
+    # 17 hours); the bar after it shows both.
+    compiling, steady = str(made[0]), str(made[1])
+    assert "step/s" not in compiling and "<" not in compiling and "ETA once compiled" in compiling
+    assert "2/5" in compiling and "step/s" in steady and "<" in steady
     assert trainer.compiled_steps == 3  # the first and the last step are measured, eagerly
     bars.clear()
     trainer.train(ReplayWindow(bot_shards, 100_000), 3, progress=True, log_every=1000)

@@ -8,6 +8,7 @@ what to install; with POPUCOM_WEB_TESTS=required (CI, which installs them) they 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,15 @@ def web_dist() -> Path:
     except toolchain.MissingToolError as e:
         skip_or_fail(f"the web build: {e}")
     return build.build()
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """The node executable (the page's unit tests, the wasm probe)."""
+    found = shutil.which("node")
+    if found is None:
+        skip_or_fail("the web app's node tests need node (apt-get install nodejs)")
+    return found
 
 
 @pytest.fixture(scope="session")

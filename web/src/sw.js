@@ -13,11 +13,15 @@ const PREFIX = 'popucom-';
 const SCOPE = new URL('./', self.location.href); // the site's root, wherever it is served
 const SHELL = ['./', 'index.html'];
 
-/** manifest.json's file paths, whatever its shape: {files: [...]}, a list, or {path: info}. */
+/** manifest.json's file paths to cache at install: all but those marked `precache: false`
+ * (the weaker levels' networks, cached when first played). */
 function manifestPaths(manifest) {
   const files = manifest?.files ?? manifest;
   const entries = Array.isArray(files) ? files : Object.keys(files ?? {});
-  return entries.map((entry) => (typeof entry === 'string' ? entry : entry.path ?? entry.name ?? entry.url)).filter(Boolean);
+  return entries
+    .filter((entry) => entry?.precache !== false)
+    .map((entry) => (typeof entry === 'string' ? entry : entry.path ?? entry.name ?? entry.url))
+    .filter(Boolean);
 }
 
 async function sha256Hex(text) {
@@ -85,9 +89,22 @@ async function navigate(event) {
   return response;
 }
 
+/** The newest complete build's cache, if any (staging caches end in -partial). */
+async function currentCache() {
+  const names = (await caches.keys()).filter((name) => name.startsWith(PREFIX) && !name.endsWith('-partial'));
+  return names.length ? caches.open(names[names.length - 1]) : null;
+}
+
 async function cacheFirst(request) {
   const cached = await caches.match(request, { ignoreSearch: true });
-  return cached ?? fetch(request);
+  if (cached) return cached;
+  const response = await fetch(request);
+  // A file not cached at install (a weaker level's network) is kept once fetched, for offline play.
+  if (response.ok && response.status === 200) {
+    const cache = await currentCache();
+    if (cache) await cache.put(request, response.clone());
+  }
+  return response;
 }
 
 self.addEventListener('fetch', (event) => {

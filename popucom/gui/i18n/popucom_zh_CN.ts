@@ -95,6 +95,13 @@
     </message>
 </context>
 <context>
+    <name>Language</name>
+    <message>
+        <source>No installed font has {language} characters, which show as boxes; install one: {command}</source>
+        <translation>没有已安装的字体含{language}字符，这些字会显示为方框；请安装一个：{command}</translation>
+    </message>
+</context>
+<context>
     <name>Level</name>
     <message>
         <source>Beginner</source>
