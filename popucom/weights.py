@@ -57,23 +57,23 @@ def installed_weights_dir() -> Path | None:
     return None
 
 
+def chosen_weights_dir() -> Path | None:
+    """`$POPUCOM_WEIGHTS`, where it is set (and not empty)."""
+    env = os.environ.get(WEIGHTS_ENV)
+    return Path(env) if env else None
+
+
 def weights_dir() -> Path:
     """Where `best`, the levels and the GUI find the shipped models, from any working folder:
     `$POPUCOM_WEIGHTS`; else the source tree's `weights/` (every version); else the newest
     version installed with the package (`popucom/shipped/`); else `./weights`."""
-    env = os.environ.get(WEIGHTS_ENV)
-    if env:
-        return Path(env)
-    return source_weights_dir() or installed_weights_dir() or Path.cwd() / "weights"
+    return chosen_weights_dir() or source_weights_dir() or installed_weights_dir() or Path.cwd() / "weights"
 
 
 def ship_dir() -> Path:
     """Where `popucom ship` writes by default: `$POPUCOM_WEIGHTS`, else the source tree's
     `weights/`, else `./weights` (never into an installed package)."""
-    env = os.environ.get(WEIGHTS_ENV)
-    if env:
-        return Path(env)
-    return source_weights_dir() or Path.cwd() / "weights"
+    return chosen_weights_dir() or source_weights_dir() or Path.cwd() / "weights"
 
 
 def where_to_find(what: str) -> str:

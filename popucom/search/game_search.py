@@ -53,8 +53,8 @@ from .batched import BatchedSearch
 Callback = Callable[[AnalysisResult], None]
 UNLIMITED = 2**31 - 1
 SINGLE_GAME_LEAVES_PER_STEP = 16  # one tree, so the batch is its own leaves (virtual loss spreads them)
-# A tree node's memory: the node (88 bytes), its edges (12 bytes a legal move) and the arrays'
-# growth; a long analysis of popucom-small-v12 grew by about 1 KB a visit.
+# A tree node's memory as a budget counts it: the node, its edges (one a legal move) and the
+# slack of the arrays that hold them, rounded up so that tree_mb errs toward less memory.
 TREE_BYTES_PER_NODE = 1024
 DEFAULT_TREE_MB = 256.0  # about 260,000 nodes: minutes of analysis on a 2-core CPU
 
