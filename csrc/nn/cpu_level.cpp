@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "avx512.h"
+#include "isa_kernels.h"
 
 namespace popucom {
 namespace nn {
@@ -12,14 +12,12 @@ namespace nn {
 const char* cpu_level_name(CpuLevel level) { return kCpuLevelNames[static_cast<int>(level)]; }
 
 CpuLevel detected_cpu_level() {
-#if defined(__GNUC__) && defined(__x86_64__)
+#ifdef POPUCOM_HAVE_X86_KERNELS
   static const CpuLevel level = [] {
-#ifdef POPUCOM_HAVE_AVX512_KERNELS
     const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
     if (avx512 && __builtin_cpu_supports("avx512bf16")) return CpuLevel::kAvx512Bf16;
     if (avx512) return CpuLevel::kAvx512;
-#endif
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return CpuLevel::kAvx2;
     return CpuLevel::kBaseline;
   }();

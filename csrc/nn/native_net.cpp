@@ -6,7 +6,7 @@
 #include <string>
 
 #include "../game/constants.h"
-#include "avx512.h"
+#include "isa_kernels.h"
 #include "depth_mix.h"
 #include "pope_attention.h"
 
@@ -65,8 +65,7 @@ auto* sized(V& buffer, std::size_t size) {
 }  // namespace
 
 bool NativeNet::supported(int head_dim, bool bf16) {
-  return bf16 ? cpu_has_avx512_bf16() && pope_attention_bf16_dots_apply(head_dim)
-              : cpu_has_avx512() && pope_attention_supports(head_dim);
+  return bf16 ? cpu_has_avx512_bf16() && pope_attention_bf16_dots_apply(head_dim) : pope_attention_supports(head_dim);
 }
 
 NativeNet::NativeNet(const NativeNetWeights& weights, int threads, int piece_positions, bool bf16)
@@ -80,8 +79,8 @@ NativeNet::NativeNet(const NativeNetWeights& weights, int threads, int piece_pos
                                 std::to_string(s.heads) + " heads, " + std::to_string(s.layers) + " layers)");
   const int head_dim = s.d / s.heads;
   if (!supported(head_dim, bf16))
-    throw std::logic_error(std::string("native net: this CPU or build has no ") + (bf16 ? "AVX512-BF16" : "AVX-512") +
-                           " kernels for heads of width " + std::to_string(head_dim));
+    throw std::logic_error(std::string("native net: this CPU or build has no ") + (bf16 ? "AVX512-BF16 " : "") +
+                           "kernels for heads of width " + std::to_string(head_dim));
   const std::size_t d = s.d, sources = 2 * s.layers + 1, hh = s.head_hidden;
   if (sources > static_cast<std::size_t>(MAX_DEPTH_SOURCES))
     throw std::invalid_argument("native net: too many layers for the depth mixes");

@@ -1,11 +1,13 @@
 // The whole forward of the default network (popucom/nn/model.py's PopucomNet with attention
-// residuals, no mHC) for CPU inference in one native call, where the CPU has AVX-512.
+// residuals, no mHC) for CPU inference in one native call, on any CPU (its products and
+// attention are built for each instruction set, isa_kernels.h).
 // Through torch the small network at batch 16 spent about a third of its time dispatching
 // its many small operators from Python, and two threads split each operator rather than the
 // batch; here each thread runs whole pieces of the batch through every layer, with
 // the activations of a piece in its core's caches. The arithmetic follows torch's CPU
 // inference (popucom/infer/precision.py) in one of its two precisions: bf16 operands in the
-// sub-layers' products and the attention's dot products (AVX512-BF16), or float32 throughout;
+// sub-layers' products and the attention's dot products (AVX512-BF16), or float32 throughout
+// (every CPU);
 // float32 sums, residual sources, norms, softmaxes and heads in both.
 // layers.py and model.py stay the reference; popucom/nn/native.py packs a model for this.
 #ifndef POPUCOM_NN_NATIVE_NET_H_
@@ -78,7 +80,7 @@ class NativeNet {
   NativeNet(const NativeNetWeights& weights, int threads, int piece_positions, bool bf16);
 
   // Whether this build and CPU run the native forward for heads of this width, in bf16
-  // products (AVX512-BF16) or in float32 (AVX-512).
+  // products (AVX512-BF16) or in float32 (every CPU).
   static bool supported(int head_dim, bool bf16);
 
   // features (positions, planes, 81) float32, as popucom._core encodes them. Runs on the

@@ -1,7 +1,7 @@
 // Matrix products of the native forward (native_net.h): activations times a weight matrix
-// packed once, on AVX-512 registers. In bf16 (AVX512-BF16 vdpbf16ps, two products per lane
-// and instruction into float32 sums) one 64-byte load of the packed weights is 16 output
-// columns times two inputs; in float32 (FMA) it is 16 columns of one input. An epilogue
+// packed once, in registers of the widest instruction set the CPU runs (isa_kernels.h):
+// float32 on every CPU (packed_product_tiles.h, one copy per instruction set), bf16 where it
+// has AVX512-BF16. An epilogue
 // applied while the sums are in registers writes each result: in the activations' type for
 // the next product, GELU first for the MLP's hidden layer, or float32 for the residual
 // sources. At the network's shapes a product takes tens of microseconds, so a call into a
@@ -40,8 +40,7 @@ enum class ProductOutput {
 
 // out[r, :] = output(a[r, :] . W^T) for r < rows, a (rows, inputs) row-major, on the calling
 // thread. The bf16 overload takes a matrix packed as bf16 and needs cpu_has_avx512_bf16(), the
-// float one a float matrix and cpu_has_avx512() (else std::logic_error, as for a matrix of the
-// other type).
+// float one a float matrix (else std::logic_error, as for a matrix of the other type).
 void product(const Bf16* a, std::size_t rows, const PackedMatrix& w, ProductOutput output, void* out);
 void product(const float* a, std::size_t rows, const PackedMatrix& w, ProductOutput output, void* out);
 

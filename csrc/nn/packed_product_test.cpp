@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "../tests/testing.h"
-#include "avx512.h"
+#include "isa_kernels.h"
+#include "packed_product_isa.h"
 
 using namespace popucom;
 
@@ -51,7 +52,7 @@ Product random_product(unsigned seed, std::size_t rows, int outputs, int inputs,
 double gelu(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
 
 // 13 rows and 80 outputs reach the partial row and column tiles; 192 inputs the MLP's width.
-const std::tuple<std::size_t, int, int> SHAPES[] = {{13, 80, 64}, {6, 192, 64}, {7, 64, 192}, {1, 16, 2}};
+const std::tuple<std::size_t, int, int> SHAPES[] = {{13, 80, 64}, {6, 192, 64}, {7, 64, 192}, {1, 16, 2}, {5, 48, 34}, {12, 144, 8}};
 
 // The float32 sums of exact products: the sums' rounding only.
 double sum_error(const Product& p, std::size_t i) { return 1e-6 * p.magnitude[i] + 1e-30; }
@@ -94,21 +95,28 @@ TEST(nn, bf16_product_matches_the_exact_sums_in_every_output_form) {
   }
 }
 
-TEST(nn, float_product_matches_the_exact_sums_in_every_output_form) {
-  if (!nn::cpu_has_avx512()) {
-    std::cout << "  (skipped: no AVX-512 on this CPU)\n";
-    return;
-  }
-  for (const auto& [rows, outputs, inputs] : SHAPES) {
-    const Product p = random_product(static_cast<unsigned>(rows * 7 + outputs + inputs), rows, outputs, inputs, false);
-    const nn::PackedMatrix w = nn::pack_matrix(p.weight.data(), outputs, inputs, false);
-    std::vector<float> plain(rows * outputs), activated(rows * outputs);
-    nn::product(p.a.data(), rows, w, nn::ProductOutput::kActivation, plain.data());
-    nn::product(p.a.data(), rows, w, nn::ProductOutput::kGeluActivation, activated.data());
-    for (std::size_t i = 0; i < plain.size(); ++i) {
-      // float32 products and sums: a few roundings of each term.
-      CHECK(std::fabs(plain[i] - p.want[i]) <= 2 * sum_error(p, i));
-      CHECK(std::fabs(activated[i] - gelu(p.want[i])) <= 2 * sum_error(p, i) + 1e-6 * (1 + std::fabs(p.want[i])));
+TEST(nn, float_product_matches_the_exact_sums_in_every_output_form_in_each_instruction_set) {
+  using Copy = void (*)(const float*, std::size_t, const nn::PackedMatrix&, nn::ProductOutput, void*);
+  std::vector<std::pair<const char*, Copy>> copies = {{"portable", nn::product_float_portable}};
+#ifdef POPUCOM_HAVE_X86_KERNELS
+  if (nn::cpu_has_avx2()) copies.emplace_back("avx2", nn::product_float_avx2);
+  if (nn::cpu_has_avx512()) copies.emplace_back("avx512", nn::product_float_avx512);
+#endif
+  copies.emplace_back("product()", [](const float* a, std::size_t rows, const nn::PackedMatrix& w,
+                                      nn::ProductOutput output, void* out) { nn::product(a, rows, w, output, out); });
+  for (const auto& [name, product] : copies) {
+    std::cout << "  " << name << "\n";
+    for (const auto& [rows, outputs, inputs] : SHAPES) {
+      const Product p = random_product(static_cast<unsigned>(rows * 7 + outputs + inputs), rows, outputs, inputs, false);
+      const nn::PackedMatrix w = nn::pack_matrix(p.weight.data(), outputs, inputs, false);
+      std::vector<float> plain(rows * outputs), activated(rows * outputs);
+      product(p.a.data(), rows, w, nn::ProductOutput::kFloat, plain.data());
+      product(p.a.data(), rows, w, nn::ProductOutput::kGeluActivation, activated.data());
+      for (std::size_t i = 0; i < plain.size(); ++i) {
+        // float32 products and sums: a few roundings of each term.
+        CHECK(std::fabs(plain[i] - p.want[i]) <= 2 * sum_error(p, i));
+        CHECK(std::fabs(activated[i] - gelu(p.want[i])) <= 2 * sum_error(p, i) + 1e-6 * (1 + std::fabs(p.want[i])));
+      }
     }
   }
 }

@@ -9,15 +9,16 @@
 #include <cstdint>
 #include <limits>
 
-#include "avx512.h"
+#include "immintrin_quiet.h"
+#include "isa_kernels.h"
 #include "pope_attention.h"
 #include "pope_attention_loop.h"
-#include "vector_math_avx512.h"
+#include "vector_math.h"
 
 namespace popucom {
 namespace nn {
 
-#ifdef POPUCOM_HAVE_AVX512_KERNELS
+#ifdef POPUCOM_HAVE_X86_KERNELS
 
 bool pope_attention_bf16_dots_apply(int head_dim) {
   return cpu_has_avx512_bf16() && head_dim % 16 == 0 && pope_attention_supports(head_dim);
@@ -25,11 +26,18 @@ bool pope_attention_bf16_dots_apply(int head_dim) {
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")
+// vector_math.h's templates, defined above at the build's level, pass 16-lane vectors; they
+// are inlined here, so no call changes the ABI that -Wpsabi warns of.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace {
 
 constexpr int T = NUM_SQUARES;
 constexpr int LANES = 16;
+using Lanes16 = FloatLanes<LANES>;
+
+inline __m512 softplus16(__m512 x) { return (__m512)softplus_lanes<Lanes16>((Lanes16)x); }
+inline __m512 exp_nonpositive16(__m512 x) { return (__m512)exp_nonpositive<Lanes16>((Lanes16)x); }
 constexpr int TP = (T + 2 * LANES - 1) / (2 * LANES) * (2 * LANES);  // whole 32-value bf16 rows
 constexpr int PAIRS = (T + 1) / 2;                                   // key pairs of the value sum
 
@@ -107,7 +115,7 @@ struct DotHead {
     const __m512 shift = _mm512_set1_ps(_mm512_reduce_max_ps(top));
     __m512 sum = _mm512_setzero_ps();
     for (int v = 0; v < VECTORS; ++v) {
-      e[v] = _mm512_maskz_mov_ps(board[v], exp_nonpositive(_mm512_sub_ps(e[v], shift)));
+      e[v] = _mm512_maskz_mov_ps(board[v], exp_nonpositive16(_mm512_sub_ps(e[v], shift)));
       sum = _mm512_add_ps(sum, e[v]);
     }
     for (int v = 0; v < VECTORS; v += 2)
