@@ -18,8 +18,8 @@ import numpy as np
 
 from . import _core
 
-# What the reference project's C++ rules engine does on one core of the
-# project's CI machine (shared/docs/REFERENCE.md), in random games per second.
+# What the reference project's C++ rules engine does on one core, in random games per
+# second: the yardstick the rules benchmark reports against (docs/benchmarks.md, Rules).
 REFERENCE_RANDOM_GAMES_PER_S = 300_000
 
 

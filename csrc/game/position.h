@@ -1,7 +1,6 @@
-// A Match-n-POP position and the rules (see RULES.md at the repository root's
-// shared docs). A Position is a small value type (~90 bytes): copy it to branch,
-// which is how search and undo work. Not synchronised: share copies, not
-// references, across threads.
+// A Match-n-POP position and the rules (stated in docs/rules.md). A Position
+// is a small value type (~90 bytes): copy it to branch, which is how search and
+// undo work. Not synchronised: share copies, not references, across threads.
 #ifndef POPUCOM_GAME_POSITION_H_
 #define POPUCOM_GAME_POSITION_H_
 

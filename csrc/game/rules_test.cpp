@@ -1,4 +1,4 @@
-// Golden positions for every rule in RULES.md, plus randomized invariants:
+// Golden positions for every rule in docs/rules.md, plus randomized invariants:
 // incremental hash == recomputed hash, undo, pack/unpack, symmetry.
 #include <stdexcept>
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import _core
 
-# Mean look-ahead in plies (lam = 1 - 1 / horizon): METHODS.md scales KataGo's shortest
-# horizon (6 turns on 19x19) to about 2-5 plies on this board.
+# Mean look-ahead in plies (lam = 1 - 1 / horizon): KataGo's shortest horizon (6 turns on
+# 19x19) scaled to this smaller board and shorter game, about 2-5 plies.
 SHORT_TERM_HORIZON = 5.0
 
 

@@ -5,7 +5,7 @@ moves of the side to move (small dots), an optional heat map (visit or policy
 shares), stones, the last-move mark, and a principal-variation preview (numbered
 ghost stones). Hit-testing is arithmetic on the square size.
 
-Orientation as in RULES.md and the engine's showboard: square = row * 9 + col, row 0 (the
+Orientation as in docs/rules.md (Coordinates and records) and the engine's showboard: square = row * 9 + col, row 0 (the
 rank labelled 1) at the top, col 0 (file a) at the left, so a1 is the top-left cell, i1
 the top-right, a9 the bottom-left. File letters run along the top, rank numbers down the
 left. square_rect and square_at are the only places that map squares to pixels.

@@ -439,7 +439,7 @@ class MainWindow(QMainWindow):
                 ).format(square=name)
             )
         elif not pos.is_legal(square):
-            # The two reasons a square on the board of a game in progress is refused (RULES.md).
+            # The two reasons a square on the board of a game in progress is refused (docs/rules.md, A move).
             if pos.stone_at(square) is not None:
                 why = self.tr("{square} is illegal: it already holds a stone")
             else:

@@ -368,7 +368,8 @@ class HyperConnection(nn.Module):
     """mHC around one sub-layer: n residual streams, input-dependent read (pre),
     write (post) and stream-mixing (res) maps; res is made doubly stochastic by
     Sinkhorn. Per-stream biases break the symmetry of identical initial
-    streams so the streams diverge (the reference's collapse; REFERENCE.md 3).
+    streams so the streams diverge (without them the reference project's streams
+    collapse into one and the mixing does nothing).
 
     The RMSNorm over the n * d stream state is applied after the projection, as the
     mHC paper does: proj(g * x / rms(x)) = (proj (g, alpha folded) x) / rms(x)."""

@@ -1,6 +1,6 @@
 """The self-play worker: G concurrent games through one BatchedSearch and one evaluator.
 
-KataGo techniques (shared/docs/METHODS.md section 6):
+KataGo techniques (arXiv 1902.10565 and KataGo's docs/KataGoMethods.md):
 - playout cap randomisation: a move gets a full search with probability
   `full_search_prob` (Dirichlet noise and forced playouts on, recorded as a
   training row) and a fast search otherwise (neither, not recorded); the

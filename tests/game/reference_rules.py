@@ -1,6 +1,6 @@
 """A pure-Python twin of the rules, written for clarity rather than speed.
 
-It follows ../shared/RULES.md line by line with plain lists, and exists only so
+It follows docs/rules.md step by step with plain lists, and exists only so
 the tests can check the C++ core against an independent implementation.
 """
 

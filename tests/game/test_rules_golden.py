@@ -1,4 +1,4 @@
-"""Golden positions for every rule in RULES.md, through the Python API."""
+"""Golden positions for every rule in docs/rules.md, through the Python API."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 // The board: draws one position as SVG and reports clicks; it holds no game logic.
 //
-// Orientation as in RULES.md: square = row * 9 + col, row 0 (rank 1) at the top, col 0 (file a)
+// Orientation as in docs/rules.md (Coordinates and records): square = row * 9 + col, row 0 (rank 1) at the top, col 0 (file a)
 // at the left, so a1 is the top-left cell; file letters along the top, rank numbers down the
 // left. Each square is one <g data-square="e5"> holding, bottom to top: its floor, a heat-map
 // cell (visit shares), the legal-move dot, the stone, the last-move mark and a principal-variation
