@@ -634,7 +634,7 @@ TEST(search, settings_at_their_bounds_search_to_the_end) {
   highest.uncertainty_weighting = false;
   search_to_the_end(highest, played_randomly_to(Position(), 12, rng), 24, 3);
   search_to_the_end(at_bounds(false), played_randomly_to(Position(), 6, rng), 24, 4);
-  SearchParams mixed;  // the issue's: huge exploration and reductions, one leaf at a time, leaf solving
+  SearchParams mixed;  // huge exploration and reductions, one leaf at a time, leaf solving
   mixed.c_puct = mixed.fpu_reduction = mixed.root_fpu_reduction = mixed.lcb_stdevs = mixed.virtual_loss = 1e3;
   mixed.score_utility_weight = 1e3;
   mixed.leaves_per_game = 1;

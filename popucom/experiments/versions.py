@@ -8,8 +8,8 @@ the same bot opponents; its sidecar (<name>.run.json) counts the self-play posit
 (`rows_played`, or v1's `selfplay_positions`). The curve puts ratings against training data,
 version by version, two ways: the head-to-head gaps between consecutive versions (at 50 visits)
 chained from v1; and one Bradley-Terry fit over the pairings of every table at once (`joint`),
-anchored at uct:10000 (the issue's target opponent) = 0, so that every version at 50 and 200
-visits sits on one scale (a version's own table cannot give that: its bot chain, anchored at
+anchored at the target bot uct:10000 (TARGET) = 0, so that every version at 50 and 200 visits
+sits on one scale (a version's own table cannot give that: its bot chain, anchored at
 random, stretches when it loses no game to a bot). Nothing is played here: run
 popucom.experiments.strength for a new version first.
 """

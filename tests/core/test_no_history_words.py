@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PLACES = ["popucom", "csrc", "tests", "bench", "scripts", "docs", ".ci"]
-SUFFIXES = {".py", ".pyi", ".h", ".cpp", ".md", ".sh", ".txt", ".toml", ""}
+PLACES = ["popucom", "csrc", "tests", "bench", "scripts", "docs", ".ci", "weights", "web/src", "web/test"]
+SUFFIXES = {".py", ".pyi", ".h", ".cpp", ".md", ".sh", ".txt", ".toml", ".js", ".html", ""}
 HISTORY = re.compile(
     r"\bissues? #?\d+|\bcommit [0-9a-f]{7,40}\b|\b(first|second|third|fourth|fifth|this|that|a work) session\b",
     re.IGNORECASE,
@@ -15,7 +15,7 @@ THIS_FILE = Path(__file__).resolve()
 
 
 def checked_files() -> list[Path]:
-    files = [ROOT / "README.md", ROOT / "pyproject.toml", ROOT / "CMakeLists.txt"]
+    files = [ROOT / "README.md", ROOT / "pyproject.toml", ROOT / "CMakeLists.txt", ROOT / "web" / "index.html"]
     for place in PLACES:
         files += [p for p in (ROOT / place).rglob("*") if p.is_file() and p.suffix in SUFFIXES]
     return [p for p in files if p.resolve() != THIS_FILE and "__pycache__" not in p.parts]

@@ -18,7 +18,7 @@ export function networkThreads() {
   return isolated ? Math.max(1, Math.min(MAX_THREADS, cores - 1)) : 1;
 }
 
-/** Sets onnxruntime-web up once, before its first session: where its wasm lies, threads. */
+/** Sets onnxruntime-web up once, before it creates any InferenceSession: where its wasm lies, threads. */
 export function configureRuntime(ort, ortFolderUrl, threads = networkThreads()) {
   ort.env.wasm.wasmPaths = ortFolderUrl;
   ort.env.wasm.numThreads = threads;
