@@ -13,7 +13,8 @@ namespace {
 
 // Tokens whose maps are computed together: the sigmoid and Sinkhorn loops run
 // across a block's tokens, which the compiler vectorises; one token's 4x4 map
-// alone is too small for that and was 60% of the write's time.
+// alone is too small for that and took most of the write's time
+// (docs/benchmarks.md, "Design notes behind the figures").
 constexpr int BLOCK = 32;
 
 // scale * sigmoid of rows [0, rows) of `logits` (rows of `tokens`) for tokens

@@ -1,10 +1,11 @@
 // Token-wise maps of manifold-constrained hyper-connections (mHC) for CPU
 // inference, fused: torch runs the read and the write as n + n*(n+1) separate
 // passes over the (tokens, d) activations and Sinkhorn as 4*iters passes over
-// tiny tensors, which made the mHC net 1.9x slower than the same net without
-// it. Here each token's maps are computed in registers and the stream state is
-// read once per pass. The maths is popucom/nn/layers.py's HyperConnection,
-// which stays the reference (training and export use it).
+// tiny tensors, which made the mHC net far slower than the same net without it
+// (docs/benchmarks.md, "Design notes behind the figures"). Here each token's
+// maps are computed in registers and the stream state is read once per pass.
+// The maths is popucom/nn/layers.py's HyperConnection, which stays the
+// reference (training and export use it).
 #ifndef POPUCOM_NN_HYPER_CONNECTION_H_
 #define POPUCOM_NN_HYPER_CONNECTION_H_
 

@@ -2,8 +2,9 @@
 // fused per (position, head) with everything in L1: softplus magnitudes times
 // the PoPE phase tables, the 81x81 logits, their softmax and the weighted sum
 // of values. Torch runs these as a 6-D broadcast multiply and a flash-attention
-// kernel that needs v padded to the width of q and k; at d = 64 they were 37%
-// of a forward. layers.py stays the reference (training and export use it).
+// kernel that needs v padded to the width of q and k, a large share of a
+// forward (docs/benchmarks.md, "Design notes behind the figures"). layers.py
+// stays the reference (training and export use it).
 #ifndef POPUCOM_NN_POPE_ATTENTION_H_
 #define POPUCOM_NN_POPE_ATTENTION_H_
 

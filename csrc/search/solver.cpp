@@ -272,8 +272,8 @@ int Solver::negamax(const Position& p, int alpha, int beta) {
 
 bool Solver::solve(const Position& p, int* value) {
   // Two null-window probes, "is it a win?" and then "is it at least a draw?",
-  // visit fewer positions than one search with the full window (7% fewer at
-  // six plies left in arena games): a probe needs one refutation per node.
+  // visit fewer positions than one search with the full window (docs/benchmarks.md,
+  // "Design notes behind the figures"): a probe needs one refutation per node.
   ++nodes_;  // the root
   const int win = negamax(p, 0, 1);
   if (win == OUT_OF_BUDGET) return false;

@@ -45,7 +45,9 @@ from popucom.benchmarks import machine_info
 if TYPE_CHECKING:
     from popucom.player import Player
 
-MAX_PLIES = 12  # the solver's cost grows ~5x a ply: 10 plies take about a second per move
+# The solver's cost grows several-fold with each ply (docs/benchmarks.md, "Endgame solver"):
+# deeper audits would take minutes a move.
+MAX_PLIES = 12
 
 
 @dataclass(frozen=True)

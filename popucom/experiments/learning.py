@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> None:
         if h["iteration"] not in chosen:
             continue
         name = f"model_{h['iteration']:04d}"
-        # the checkpoint through the torch backend: ~2x ONNX Runtime's speed at these batch sizes on CPU
+        # the checkpoint through the torch backend: faster than ONNX Runtime at these batch sizes on
+        # a CPU (docs/benchmarks.md, "Inference backends")
         model = run / "checkpoints" / f"iter_{h['iteration']:04d}.pt"
         ladder.play_point(
             LadderPoint(name, h["iteration"], h["wall_s"] / 3600, h["positions"], {"cpu_hours": h["cpu_s"] / 3600}),

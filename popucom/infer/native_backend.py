@@ -1,10 +1,9 @@
 """The native evaluator: a training checkpoint's network in one C++ call per batch
 (popucom.nn.native, csrc/nn/native_net.*), on CPUs with AVX-512.
 
-The fastest path where it runs: on a 2-core AMD EPYC with AVX512-BF16, 2.5-4x OpenVINO fp32's
-evaluations/s in bf16 products and 1.8-3.5x in fp32, in one run of bench/inference.py with
-both (docs/benchmarks.md, "Inference backends"). Elsewhere `auto`
-picks OpenVINO (popucom.infer.choice).
+The fastest path where it runs: several times OpenVINO's evaluations/s, in bf16 products and
+in fp32 (bench/inference.py; the figures are in docs/benchmarks.md, "Inference backends").
+Elsewhere `auto` picks OpenVINO (popucom.infer.choice).
 
 The products' precision is the torch backend's choice for CPU inference (popucom.infer.precision:
 $POPUCOM_CPU_MATMUL, else bf16 where the CPU has AVX512-BF16, fp32 elsewhere). A CPU without

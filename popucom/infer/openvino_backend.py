@@ -1,14 +1,13 @@
 """OpenVINO evaluator: an exported model (.onnx) on the CPU through Intel's OpenVINO runtime.
 
-On a CPU without AVX-512 this is the fastest path we have: on a 2-core AVX2-only AMD EPYC it
-ran the small network at 595-648 evaluations/s at batch 16, against 175 for torch eager fp32
-and 222 for ONNX Runtime (docs/benchmarks.md, "Inference backends"). OpenVINO picks its kernels
+On a CPU without AVX-512 this is the fastest path we have, well ahead of torch eager fp32 and
+ONNX Runtime (docs/benchmarks.md, "Inference backends"). OpenVINO picks its kernels
 for the CPU it finds (oneDNN's brgemm, MLAS, its own JIT code), on x86-64 and ARM alike.
 
 Settings, all explicit so that the numbers do not move with OpenVINO's defaults or the CPU:
 - INFERENCE_PRECISION_HINT f32. OpenVINO's default on a CPU with AVX512-BF16 or AMX is bf16
-  everywhere, which moved outputs by up to 0.64 on the shipped model; f32 stays within 4e-5 of
-  ONNX Runtime.
+  everywhere, which moved the shipped model's outputs far beyond rounding; f32 stays within
+  rounding of ONNX Runtime (docs/benchmarks.md, "Same play on every path").
 - The thread budget: INFERENCE_NUM_THREADS `threads` in one stream (NUM_STREAMS 1, the LATENCY
   hint): one batch at a time, as the search sends them. Its TBB threads sleep when idle (a
   2-thread evaluator used no CPU time between calls, measured beside 10 ms pauses).

@@ -1,8 +1,8 @@
 """CPU thread budgets for the networks.
 
-Two processes that each use every core collapse (a second 2-thread torch evaluator
-beside a 2-thread self-play ran at 7 evaluations/s instead of 578/s on one thread), so every
-place that runs a network is given an explicit budget and the budgets add up to the machine.
+Two processes that each use every core collapse (docs/benchmarks.md, "Threads on a shared
+machine"), so every place that runs a network is given an explicit budget and the budgets add
+up to the machine.
 
 `set_torch_threads` is process-wide (torch has one intra-op pool per process); ONNX Runtime
 takes its budget per session (`onnx_session_options`). Both use one thread between operators
@@ -12,15 +12,11 @@ Waiting. torch's intra-op threads are the OpenMP team of the libgomp in torch's 
 torch/lib/libtorch_cpu.so), and a team meets at a barrier after every parallel operator. By
 default libgomp spins up to about 3 ms there (GOMP_SPINCOUNT 300000) before it sleeps. Where
 other processes hold cores, the spinning thread keeps its core while its teammate waits for a
-turn, at every one of the network's small operators. On the 2-core AMD EPYC with other work
-holding about one core and one busy process beside (bench/oversubscription.py, torch fp32,
-capped to AVX2), 2 threads took 712 ms a call at batch 16 against 39 ms on 1, and a training
-step 8.8x as long (229 against 34 ms on a 2-core AVX2 AMD EPYC); on the otherwise quiet
-machine beside the busy process, 1.2-1.6x and 1.7-2.1x. Shorter spins do not cure it (10,000
-left batch 1 on 2 threads 14x slower than on 1), and threads that always sleep
-(OMP_WAIT_POLICY=PASSIVE) cost the idle machine, where waking a sleeping core is slow: 2 threads
-took 1.9-4.8 ms at batch 1 and 10-14 ms at batch 16 against 1.1-1.6 and 6.8-7.9 ms spinning, a
-training step 395-475 against 311-364 ms.
+turn, at every one of the network's small operators: beside busy processes 2 threads take many
+times as long as 1, for a call and for a training step. Shorter spins do not cure it, and
+threads that always sleep (OMP_WAIT_POLICY=PASSIVE) cost the idle machine, where waking a
+sleeping core is slow. bench/oversubscription.py measures all of this; the figures are in
+docs/benchmarks.md, "Threads on a shared machine".
 
 So the policy follows the machine:
 - `import popucom` sets OMP_WAIT_POLICY=PASSIVE before it loads torch where another process

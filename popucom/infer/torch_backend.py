@@ -2,15 +2,16 @@
 
 On the CPU the batch is evaluated in chunks of `chunk` positions: the network's activations
 for a chunk stay in the cores' caches, which makes a 256-position batch run as fast per
-position as a 32-position one (about 1.8x faster than in one piece on a 2-core Intel Xeon).
+position as a 32-position one, and faster than in one piece (docs/benchmarks.md, "Design notes
+behind the figures").
 `threads` is the process-wide torch thread budget (popucom.infer.threads).
 
 Self-play batches (PARALLEL_MIN_BATCH positions and more) go to `threads` Python worker
 threads, each running whole chunks with one torch thread of its own (OpenMP's thread count is
 per calling thread; torch releases the GIL inside operators). The network's many small
-operators and the single-threaded C++ attention kernel scale badly inside one operator: at
-batch 192 on the 2-core Xeon this gave 1,727 evaluations/s against 1,292 with torch's attention
-on two torch threads (bench/inference.py --threads 2, docs/benchmarks.md).
+operators and the single-threaded C++ attention kernel scale badly inside one operator, and
+two independent forwards do not (bench/inference.py --threads 2; docs/benchmarks.md, "Design
+notes behind the figures").
 Smaller batches (the GUI's, analysis) stay on the calling thread with torch's own threads, as
 many of them as an AdaptiveBudget gives (popucom.infer.threads): the budget on an idle machine,
 fewer while other processes keep cores busy, where torch's threads would wait on each other at

@@ -129,9 +129,9 @@ class NativeForward:
         self.net, self.threads, self.piece_positions, self.bf16 = net, threads, piece_positions, bf16
         self.planes = net.config.input_planes
         self._packed: tuple[list, _core.NativeNet] | None = None
-        # Checked before every call, so a list, not module.parameters() (a tenth of the cost:
-        # 15 against 180 us, half a batch-1 forward). Parameters made under inference_mode
-        # cannot change in place and have no version counter.
+        # Checked before every call, so a list, not module.parameters(), which costs a sizeable
+        # share of a batch-1 forward (docs/benchmarks.md, "Design notes behind the figures").
+        # Parameters made under inference_mode cannot change in place and have no version counter.
         self._watched = [p for p in net.parameters() if not p.is_inference()]
         self.native()  # pack now: a bad network fails here, not at its first call
 

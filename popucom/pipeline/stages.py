@@ -167,9 +167,10 @@ TEMPLATE_PARITY_TOLERANCE = 1e-3
 
 def export_iteration(config: PipelineConfig, run: RunDir, k: int) -> None:
     """Exports checkpoint k as model k, its iteration and optimiser step in the metadata. The
-    exporter traces the network afresh in 10-25 s on a CPU (7% of an iteration on two cores);
-    the run keeps that graph as a template and later iterations swap their weights into it,
-    checked against torch, with a fresh export whenever the template fails or differs."""
+    exporter's fresh trace is a noticeable share of an iteration on a CPU (docs/benchmarks.md,
+    "Design notes behind the figures"), so the run keeps that graph as a template and later
+    iterations swap their weights into it, checked against torch, with a fresh export whenever
+    the template fails or differs."""
     from ..infer.parity import max_abs_difference
     from ..nn.export import export_from_template, export_onnx, template_key
     from ..train.trainer import load_network_with_checkpoint

@@ -20,7 +20,9 @@ SELFPLAY_SEARCH: dict[str, float | int | bool] = {
     # self-play games ended otherwise than their position 5-6 plies from the end was worth,
     # and the outcome is the value target of every position of the game.
     "endgame_solve_plies": 5,
-    "endgame_solve_max_nodes": 2_000_000,  # ~50 ms; past it the search's choice stands
+    # A small share of the play default's budget, for a self-play move (the solver's rate:
+    # docs/benchmarks.md, "Endgame solver"); past it the search's choice stands.
+    "endgame_solve_max_nodes": 2_000_000,
 }
 SETTING_CONTEXT = "self-play search setting"
 

@@ -22,14 +22,14 @@ class TrainConfig:
     val_fraction: float = 0.1
     seed: int = 0
     # torch.compile the training forward and its backward: the network is many small
-    # operations, which the compiler fuses (CPU: a step of the small net at batch 128 in 0.2 s
-    # instead of 0.34-0.41 s). The first compile on a machine takes ~50 s; later ones, in new
-    # processes too, come from torch's on-disk cache in seconds. A speed setting, not a target
-    # one: a run may change it on resume.
+    # operations, which the compiler fuses into a much faster step. The first compile on a
+    # machine is slow; later ones, in new processes too, come from torch's on-disk cache in
+    # seconds (docs/benchmarks.md, "Training step"). A speed setting, not a target one: a run
+    # may change it on resume.
     compile: bool = False
     # bf16 autocast of the training forward and backward on a CPU with bf16 arithmetic
-    # (popucom.infer.precision.cpu_has_bf16; CUDA always uses it): a compiled step of the
-    # small net at batch 128 on two threads took 129 against 192 ms (bench/train_step.py).
+    # (popucom.infer.precision.cpu_has_bf16; CUDA always uses it): a faster compiled step
+    # (bench/train_step.py; docs/benchmarks.md, "Training step").
     # Off until the learning benchmark shows it learns as well per hour: unlike `compile`, it
     # changes the numbers the optimiser sees.
     cpu_bf16: bool = False
