@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,13 +103,17 @@ def parse_search_options(text: str, context: str) -> SearchOverrides:
     defaults = _core.SearchParams()
     known = ["visits", *_core.SearchParams.fields]
     options: SearchOverrides = {}
-    for item in text.split(","):
+    # A second '@' is read as a separator here only to name what is wrong: an option given
+    # twice (model@visits=5@visits=6) is named as such, any other use of '@' is refused below.
+    for item in re.split("[,@]", text):
         key, eq, value = item.partition("=")
         if not eq or key not in known:
             raise ValueError(f"{context}: bad option '{item}' (want KEY=VALUE with KEY one of {', '.join(known)})")
         if key in options:
             raise ValueError(f"{context}: option '{key}' given twice")
         options[key] = _parse_value(key, value, 1 if key == "visits" else getattr(defaults, key), context)
+    if "@" in text:
+        raise ValueError(f"{context}: options are separated by commas (MODEL@visits=N,KEY=VALUE), not by a second '@'")
     if options.get("visits", 1) < 1:
         raise ValueError(f"{context}: visits must be at least 1, got {options['visits']}")
     search_params({key: value for key, value in options.items() if key != "visits"}, context)

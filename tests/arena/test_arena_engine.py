@@ -157,6 +157,8 @@ def test_player_spec_search_options(tiny_model) -> None:
         "gumbel_actions=99999999999": "32-bit",
         "root_noise=maybe": "is not a bool",
         "visits=5,visits=6": "given twice",
+        "visits=5@visits=6": "option 'visits' given twice",
+        "c_puct=1@visits=6": "separated by commas",
         "endgame_solve_max_nodes=-5": "endgame_solve_max_nodes = -5 is out of range",
         "dirichlet_epsilon=1.5": r"want 0 <= dirichlet_epsilon <= 1",
         "leaves_per_game=0": "leaves_per_game = 0 is out of range",
