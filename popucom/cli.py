@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import _core
+from .limits import threads_argument
 
 if TYPE_CHECKING:
     from .pipeline.config import PipelineConfig
@@ -478,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="inference backend: %(choices)s (preset default; auto: the fastest here)",
     )
     p.add_argument("--device", choices=["cpu", "cuda"], help="inference device (preset default)")
-    p.add_argument("--threads", type=int, default=0, help="inference threads (default: all cores)")
+    p.add_argument("--threads", type=threads_argument(), default=0, help="inference threads (default: all cores)")
     p.add_argument("--iterations", type=int, help="stop once this many iterations are complete (default: never)")
     p.add_argument(
         "--stop-after",
@@ -560,7 +561,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="how far each target moves towards the source network's prediction, 0-1 (default 0: the games only)",
     )
-    p.add_argument("--threads", type=int, default=0, help="torch threads for the training (default: all cores)")
+    p.add_argument(
+        "--threads", type=threads_argument(), default=0, help="torch threads for the training (default: all cores)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_grow)
 
@@ -577,7 +580,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="search settings preset: %(choices)s (default cpu)",
     )
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--threads", type=threads_argument(), default=0, help="network threads (default: all cores)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_selfplay)
 
@@ -631,7 +634,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BACKEND",
         help="inference backend of the model players: %(choices)s (default auto: the fastest here)",
     )
-    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--threads", type=threads_argument(), default=0, help="network threads (default: all cores)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--refit", action="store_true", help="fit ratings over every game in --games-out, not just this run's"
@@ -666,7 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--visits", type=int, help="visits per move for a model player")
     p.add_argument("--seconds", type=float, help="time per move for a model player (instead of visits)")
     p.add_argument("--komi", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=threads_argument(lowest=1), default=1, help="network threads (default 1)")
     p.add_argument(
         "--backend",
         choices=BACKENDS,

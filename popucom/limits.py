@@ -3,13 +3,16 @@
 The core takes komi as any 32-bit integer, but a komi beyond the NUM_SQUARES (81) floors
 of the board decides every game before it starts and feeds the network a komi plane far
 outside anything it was trained on; time limits must be finite and positive or a
-search never ends.
+search never ends; a thread count far beyond any machine's cores makes a runtime's
+thread pool fail inside it (ONNX Runtime crashes) instead of refusing.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import numbers
+from collections.abc import Callable
 
 from . import _core
 
@@ -63,3 +66,35 @@ def _shown(value: object) -> str:
     if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 64:
         return f"a number of about {round(abs(int(value)).bit_length() * math.log10(2))} digits"
     return repr(value)[:40]
+
+
+# Threads beyond the cores only take turns, so this is far above any machine's core count and
+# far below the counts at which a runtime's thread pool fails instead of refusing.
+MAX_THREADS = 4096
+
+
+def check_threads(value: object, what: str = "threads", lowest: int = 0) -> int:
+    """A thread count: a whole number in [lowest, MAX_THREADS] (0, where allowed, means every
+    core); ValueError otherwise."""
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not (whole and lowest <= value <= MAX_THREADS):
+        every = " (0: every core)" if lowest == 0 else ""
+        raise ValueError(f"{what} must be a whole number from {lowest} to {MAX_THREADS}{every}, got {_shown(value)}")
+    return int(value)
+
+
+def threads_argument(lowest: int = 0) -> Callable[[str], int]:
+    """An argparse `type` for a thread-count option: a count out of range is an argparse error
+    (usage and message, exit 2) before anything loads."""
+
+    def parse(text: str) -> int:
+        try:
+            value: object = int(text)
+        except ValueError:
+            value = text  # not a whole number: check_threads says what it wants
+        try:
+            return check_threads(value, "the thread count", lowest)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    return parse

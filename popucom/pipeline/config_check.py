@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 from .. import _core
 from ..infer.backends import BACKENDS
+from ..limits import MAX_THREADS
 
 # The settings as Settings.to_dict() has them, or as a JSON file does (lists for tuples).
 Settings = Mapping[str, object]
@@ -226,7 +227,7 @@ RULES: dict[str, Check] = {
     "min_samples_to_train": whole(0),
     "backend": one_of(BACKENDS),
     "device": one_of(DEVICES),
-    "inference_threads": whole(0, 4096, " (0: all cores)"),
+    "inference_threads": whole(0, MAX_THREADS, " (0: all cores)"),
     "seed": whole(0, MAX_SEED),
 }
 

@@ -199,3 +199,37 @@ def test_preset_choices_come_from_the_preset_tables() -> None:
     assert all(repr(name) in out.stderr for name in PIPELINE_PRESETS)
     out = popucom("train", "--data", "d", "--checkpoint", "c.pt", "--preset", "huge")
     assert out.returncode == 2 and all(repr(name) in out.stderr for name in PRESETS)
+
+
+@pytest.mark.parametrize(
+    ("argv", "wants"),
+    [
+        (["engine", "--threads", "1000000"], "from 1 to 4096"),
+        (["engine", "--threads", "0"], "from 1 to 4096"),
+        (["arena", "greedy", "random", "--threads", "1000000"], "from 0 to 4096 (0: every core)"),
+        (["arena", "greedy", "random", "--threads", "-3"], "from 0 to 4096"),
+        (["selfplay", "--model", "m.onnx", "--out", "o", "--threads", "many"], "got 'many'"),
+        (["pipeline", "--threads", "9" * 5000], "from 0 to 4096"),
+    ],
+)
+def test_thread_counts_out_of_range_are_usage_errors(argv: list[str], wants: str, capsys) -> None:
+    from popucom.cli import build_parser
+
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "argument --threads: the thread count must be a whole number" in err
+    assert wants in err
+
+
+def test_thread_counts_in_range_are_taken() -> None:
+    from popucom.cli import build_parser
+
+    assert build_parser().parse_args(["engine", "--threads", "4096"]).threads == 4096
+    assert build_parser().parse_args(["arena", "greedy", "random", "--threads", "0"]).threads == 0
+
+
+def test_engine_with_a_million_threads_ends_with_one_usage_line() -> None:
+    out = popucom("engine", "--player", "greedy", "--threads", "1000000", stdin="name\n")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "argument --threads: the thread count must be a whole number from 1 to 4096" in out.stderr, out.stderr
