@@ -46,6 +46,11 @@ def check_seconds(value: float | None, what: str = "seconds") -> float | None:
     return float(value)
 
 
+# A time budget ends a search only once its root has this many visits: the root's own and one
+# child's. Before that the tree has chosen nothing, and the move played would be the first legal one.
+MIN_TIMED_VISITS = 2
+
+
 # A tree of this many visits takes about a gigabyte (a node with its edges is up to ~800 bytes),
 # and the core counts visits in 32 bits: a larger budget would never finish or never fit.
 MAX_VISITS = 1_000_000

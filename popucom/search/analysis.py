@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import _core
 from ..infer.contract import Evaluator
-from ..limits import check_seconds, check_visits
+from ..limits import MIN_TIMED_VISITS, check_seconds, check_visits
 from .batched import BatchedSearch
 
 
@@ -63,8 +63,9 @@ def analyze(
     leaves_per_step: int = 16,
     cache_mb: float = 16.0,
 ) -> AnalysisResult:
-    """Searches `position`; stops at `visits`, after `seconds`, on `stop`, or when callback returns False.
-    Budgets out of range (popucom.limits: check_visits, check_seconds) raise ValueError."""
+    """Searches `position`; stops at `visits`, after `seconds` (once the root has MIN_TIMED_VISITS),
+    on `stop`, or when callback returns False. Budgets out of range (popucom.limits: check_visits,
+    check_seconds) raise ValueError."""
     visits, seconds = check_visits(visits), check_seconds(seconds)
     if visits is None and seconds is None and stop is None:
         raise ValueError("analyze needs a visit budget, a time budget or a stop event")
@@ -81,7 +82,8 @@ def analyze(
         if stop is not None and stop.is_set():
             break
         if seconds is not None and time.perf_counter() - started >= seconds:
-            break
+            if search.visits(0) >= MIN_TIMED_VISITS:  # however small the budget: limits.py
+                break
         driver.step()
         now = time.perf_counter()
         if callback is not None and now - last_report >= report_every_s:

@@ -10,7 +10,8 @@
 Budgets: `visits` is the root visit count at which the search stops, and visits
 kept from earlier searches count (KataGo's maxVisits); `seconds` is wall time of
 this call; either, both, or neither for a search that runs until `stop()`
-(pondering, analysis; capped at `max_ponder_visits`). Memory stays bounded: any search
+(pondering, analysis; capped at `max_ponder_visits`); a time budget, however small, ends a
+search only once its root has MIN_TIMED_VISITS (popucom.limits). Memory stays bounded: any search
 ends once its tree holds `tree_mb` megabytes (TREE_BYTES_PER_NODE a node), and a fresh
 tree (a new game, a jump) gives a big tree's memory back (SearchTree::reset). They are
 checked when given: visits in [1, MAX_VISITS] (popucom.limits), seconds finite,
@@ -46,7 +47,7 @@ from contextlib import contextmanager
 
 from .. import _core
 from ..infer.contract import Evaluator, check_outputs
-from ..limits import MAX_VISITS, check_seconds, check_visits
+from ..limits import MAX_VISITS, MIN_TIMED_VISITS, check_seconds, check_visits
 from .analysis import AnalysisResult, snapshot
 from .batched import BatchedSearch
 
@@ -208,7 +209,8 @@ class GameSearch:
             last_report = None
             while not search.done(0) and self._current(generation):
                 if seconds is not None and time.perf_counter() - started >= seconds:
-                    break
+                    if search.visits(0) >= MIN_TIMED_VISITS:  # however small the budget: limits.py
+                        break
                 if search.num_nodes(0) >= self.max_tree_nodes:  # tree_mb: the memory stays put
                     break
                 self.driver.step()

@@ -10,6 +10,7 @@ import pytest
 from popucom import Position, _core
 from popucom.infer import TinyEvaluator, load_evaluator
 from popucom.search import GameSearch
+from popucom.search.analysis import analyze
 
 
 def test_tree_is_kept_across_moves_and_reset_on_a_jump() -> None:
@@ -82,6 +83,16 @@ def test_time_budget_and_finished_game() -> None:
     gs.set_position(game.position)
     with pytest.raises(ValueError, match="game is over"):
         gs.start(visits=10)
+
+
+def test_a_tiny_time_budget_still_takes_one_batch_of_visits() -> None:
+    """A move is never chosen from an empty tree (a random move), however small --seconds is."""
+    gs = GameSearch(TinyEvaluator())
+    result = gs.search(seconds=1e-9)
+    assert result.visits >= 1 and result.chosen in [m["move"] for m in result.moves if m["visits"] > 0]
+    assert gs.move_to_play(result) == result.chosen
+    answer = analyze(Position(), TinyEvaluator(), visits=None, seconds=1e-9)
+    assert answer.visits >= 1 and answer.chosen is not None
 
 
 def test_factory_refuses_files_that_are_not_models(tmp_path) -> None:
