@@ -62,11 +62,11 @@ def check_visits(value: object, what: str = "visits") -> int | None:
         return None
     whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not (whole and 1 <= value <= MAX_VISITS):
-        raise ValueError(f"{what} must be a whole number from 1 to {MAX_VISITS}, got {_shown(value)}")
+        raise ValueError(f"{what} must be a whole number from 1 to {MAX_VISITS}, got {shown_value(value)}")
     return int(value)
 
 
-def _shown(value: object) -> str:
+def shown_value(value: object) -> str:
     """`value` for an error message: short, and without printing a huge integer in full."""
     if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 64:
         return f"a number of about {round(abs(int(value)).bit_length() * math.log10(2))} digits"
@@ -84,7 +84,9 @@ def check_threads(value: object, what: str = "threads", lowest: int = 0) -> int:
     whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not (whole and lowest <= value <= MAX_THREADS):
         every = " (0: every core)" if lowest == 0 else ""
-        raise ValueError(f"{what} must be a whole number from {lowest} to {MAX_THREADS}{every}, got {_shown(value)}")
+        raise ValueError(
+            f"{what} must be a whole number from {lowest} to {MAX_THREADS}{every}, got {shown_value(value)}"
+        )
     return int(value)
 
 

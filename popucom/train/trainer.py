@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from ..infer.precision import cpu_has_bf16
+from ..limits import shown_value
 from ..nn.checkpoint import network_from_state, read_model_state
 from ..nn.checkpoint_file import write_checkpoint
 from ..nn.config import ModelConfig
@@ -35,6 +36,10 @@ logger = logging.getLogger(__name__)
 # The bar of the step that compiles: steps and time so far, no rate or ETA (one over the
 # compile's minute said 17 hours); the bar after it has both, over compiled steps.
 COMPILING_BAR = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, ETA once compiled{postfix}]"
+
+
+# Beyond any run; the learning-rate schedule works on the step as a float, exact far beyond it.
+MAX_STEP = 10**12
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:
@@ -67,7 +72,16 @@ def load_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> Chec
         train_config = TrainConfig.from_dict(state["train_config"])
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"checkpoint {path} has a train config this build cannot read: {e}") from None
-    return Checkpoint(model_config, train_config, state["step"], state)
+    return Checkpoint(model_config, train_config, checked_step(path, state["step"]), state)
+
+
+def checked_step(path: str | Path, step: int) -> int:
+    """A checkpoint's step, refused (ValueError naming the file and field) unless it counts steps
+    from 0 to MAX_STEP: a negative one trains with a negative learning rate (warm-up), a huge one
+    breaks every resume."""
+    if isinstance(step, bool) or not 0 <= step <= MAX_STEP:
+        raise ValueError(f"checkpoint {path}: 'step' is {shown_value(step)}, not a step count from 0 to {MAX_STEP}")
+    return step
 
 
 def load_network_with_checkpoint(path: str | Path, expect: ModelConfig | None = None) -> tuple[PopucomNet, Checkpoint]:

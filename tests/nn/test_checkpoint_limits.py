@@ -172,3 +172,19 @@ def test_a_whole_number_in_a_float_field_builds_a_float_network(tiny_checkpoint,
     assert net.config.layer_scale_init == 7.0 and isinstance(net.config.layer_scale_init, float)
     weights = ModelConfig.from_dict({**PRESETS["tiny"].to_dict(), "loss_weights": {"policy": 2}}).loss_weights
     assert isinstance(weights.policy, float)
+
+
+@pytest.mark.parametrize("step", [-5, 10**30, 2**63, True], ids=["negative", "1e30", "2^63", "bool"])
+def test_a_step_that_counts_no_steps_is_refused_by_name(tiny_checkpoint, tmp_path, step) -> None:
+    state = {k: v for k, v in read_checkpoint(tiny_checkpoint).items() if k not in ("format", "version")}
+    state["step"] = step
+    bad = write_checkpoint(tmp_path / "bad_step.pt", state)
+    for load in (load_checkpoint, Trainer.resume):
+        with pytest.raises(ValueError, match=r"bad_step\.pt: 'step' is .*not a step count from 0 to 1000000000000"):
+            load(bad)
+
+
+def test_a_step_within_range_resumes_there(tiny_checkpoint, tmp_path) -> None:
+    state = {k: v for k, v in read_checkpoint(tiny_checkpoint).items() if k not in ("format", "version")}
+    state["step"] = 7
+    assert Trainer.resume(write_checkpoint(tmp_path / "step7.pt", state)).step == 7
