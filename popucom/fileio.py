@@ -3,6 +3,10 @@
 The new file gets the mode an ordinary open() would give it (0666 less the umask), not the
 0600 of the temporary file it starts as, so run directories stay shareable.
 
+Reading is bounded where a file is small by nature (a sidecar, a run's metadata, a game
+record): `read_bounded` takes only a regular file of at most a given size, so a symlink to
+/dev/zero, a FIFO or a huge file is an error naming it, not a read that never ends or fills memory.
+
 Append-only JSON-lines files (a run's metrics.jsonl, a ladder's points.jsonl, the arena's game
 records) cannot be rewritten whole on every line; a kill in the middle of an append leaves a
 torn last line. `json_lines` skips it with a warning, so a resume never halts on it, and
@@ -14,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -78,6 +83,42 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+# Sidecars and run metadata (a shipped .run.json or .strength.json, a run's config.json, komi
+# statistics, a TensorRT plan's .json) are a few kilobytes; a file far beyond is not one of them.
+MAX_METADATA_BYTES = 1 << 20
+
+
+def read_bounded(path: str | os.PathLike, max_bytes: int, what: str) -> bytes:
+    """The bytes of `path`, a regular file (a symlink to one is followed) of at most `max_bytes`;
+    ValueError naming `what` and the file for anything else. FileNotFoundError (and other
+    OSErrors) for a file that cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without waiting for a writer
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{what} {path} is not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(max_bytes + 1)  # the size may change after fstat: the read is bounded too
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise ValueError(f"{what} {path} is larger than {max_bytes} bytes, more than such a file holds")
+    return data
+
+
+def read_bounded_text(path: str | os.PathLike, max_bytes: int, what: str) -> str:
+    """read_bounded as UTF-8 text; a file that is not UTF-8 is a ValueError naming it."""
+    try:
+        return read_bounded(path, max_bytes, what).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{what} {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def read_metadata_text(path: str | os.PathLike, what: str) -> str:
+    """A sidecar or metadata file's text, bounded by MAX_METADATA_BYTES (read_bounded_text)."""
+    return read_bounded_text(path, MAX_METADATA_BYTES, what)
 
 
 def check_writable(path: str | os.PathLike, what: str) -> None:

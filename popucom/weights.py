@@ -27,7 +27,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from .fileio import write_bytes_atomic, write_text_atomic
+from .fileio import read_metadata_text, write_bytes_atomic, write_text_atomic
 
 NAME_PATTERN = re.compile(r"^popucom-(?P<preset>[a-z0-9]+)-v(?P<version>\d+)$")
 
@@ -141,7 +141,8 @@ def ship(
     for path in (model, checkpoint, run / "config.json"):
         if not path.is_file():
             raise FileNotFoundError(f"cannot ship iteration {iteration} of {run}: {path} is missing")
-    komi = json.loads((run / "komi_stats.json").read_text()) if (run / "komi_stats.json").exists() else None
+    komi_path = run / "komi_stats.json"
+    komi = json.loads(read_metadata_text(komi_path, "komi statistics")) if komi_path.exists() else None
     recipe_changes = _recipe_changes(run, iteration)  # read before anything is written: a bad file ships nothing
     files = [f"{name}.onnx", f"{name}.pt", f"{name}.run.json"]
     staging = staging_dir(folder, name)
@@ -153,7 +154,7 @@ def ship(
         )
     if not force and there:
         raise ValueError(f"{name} is already shipped ({there[0]}): choose another name, or replace it with --force")
-    config = json.loads((run / "config.json").read_text())
+    config = json.loads(read_metadata_text(run / "config.json", "run config"))
     changed = {key: {"run": config.get(key), "continue": value} for key, value in (continue_with or {}).items()}
     config.update(continue_with or {})
     sidecar = {
@@ -223,7 +224,7 @@ def read_sidecar(checkpoint: str | Path) -> dict:
     checkpoint = Path(checkpoint)
     path = sidecar_path(checkpoint)
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(read_metadata_text(path, "sidecar"))
     except FileNotFoundError:
         raise ValueError(f"{checkpoint} has no {path.name} beside it: it is not a shipped checkpoint") from None
     except (OSError, json.JSONDecodeError) as e:
@@ -258,7 +259,8 @@ def seed_run(run_dir: str | Path, checkpoint: str | Path, check: Callable[[dict]
     start = run / "checkpoints" / "iter_0000.pt"
     origin = run / "origin.json"
     if start.exists():
-        if origin.exists() and json.loads(origin.read_text()).get("resumed_from") == str(checkpoint):
+        began = json.loads(read_metadata_text(origin, "run origin")) if origin.exists() else {}
+        if began.get("resumed_from") == str(checkpoint):
             return read_sidecar(checkpoint)["pipeline_config"]  # the same command again: just resume
         raise ValueError(f"{run} already holds a run: --resume-from starts a new run directory")
     sidecar = _checked_sidecar(checkpoint, check)

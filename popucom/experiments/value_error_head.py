@@ -40,7 +40,7 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from popucom.benchmarks import machine_info
-from popucom.fileio import write_text_atomic
+from popucom.fileio import read_metadata_text, write_text_atomic
 from popucom.infer import load_evaluator
 from popucom.nn.config import ModelConfig
 from popucom.nn.export import export_onnx
@@ -57,7 +57,7 @@ def play_games(source: Path, out: Path, games: int, threads: int, seed: int) -> 
     """The source's self-play (its shipped settings and komi statistics) into out, unless done."""
     if any(out.glob("*.pcs")):
         return {"games": 0, "reused": sorted(p.name for p in out.glob("*.pcs"))}
-    sidecar = json.loads(sidecar_path(source).read_text())
+    sidecar = json.loads(read_metadata_text(sidecar_path(source), "sidecar"))
     config = PipelineConfig.from_dict(sidecar["pipeline_config"])
     komi = KomiSampler()
     if sidecar.get("komi"):
@@ -69,7 +69,7 @@ def play_games(source: Path, out: Path, games: int, threads: int, seed: int) -> 
 
 def write_sidecar(source: Path, checkpoint: Path, model: ModelConfig) -> Path:
     """The source's sidecar for the checkpoint with the head: its run config with `model`."""
-    sidecar = json.loads(sidecar_path(source).read_text())
+    sidecar = json.loads(read_metadata_text(sidecar_path(source), "sidecar"))
     sidecar["pipeline_config"]["model"] = model.to_dict()
     sidecar["name"] = checkpoint.stem
     sidecar["value_error_head_fitted_on"] = source.stem

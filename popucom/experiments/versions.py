@@ -23,7 +23,7 @@ from pathlib import Path
 
 from popucom.arena.ratings import fit_bradley_terry
 from popucom.benchmarks import machine_info
-from popucom.fileio import write_bytes_atomic
+from popucom.fileio import read_metadata_text, write_bytes_atomic
 from popucom.weights import read_sidecar, shipped_models
 
 VISITS = (50, 200)
@@ -40,7 +40,7 @@ def version_point(onnx: Path) -> dict | None:
         return None
     try:
         sidecar = read_sidecar(onnx.with_suffix(".pt"))
-        table = json.loads(table_path.read_text())
+        table = json.loads(read_metadata_text(table_path, "strength table"))
         ratings = table["ratings"]
     except (ValueError, KeyError, OSError) as e:
         raise SystemExit(f"{name}: {e}") from None

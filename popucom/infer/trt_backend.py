@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..fileio import write_bytes_atomic
+from ..fileio import read_metadata_text, write_bytes_atomic
 from ..nn.export import INPUT_NAME, check_metadata, output_names, read_metadata
 from ..nn.outputs import OUTPUTS_BY_NAME
 from .contract import EvalOutput
@@ -104,7 +104,7 @@ def read_plan_metadata(plan: str | Path) -> dict[str, str]:
     """The metadata of the ONNX model a plan was built from (written by build_engine)."""
     path = plan_metadata_path(plan)
     try:
-        metadata = json.loads(path.read_text())
+        metadata = json.loads(read_metadata_text(path, "plan metadata"))
     except (OSError, ValueError) as e:
         raise ValueError(
             f"{plan}: no readable model metadata at {path} ({e}); rebuild the engine with "

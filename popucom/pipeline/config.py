@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..arena.ladder_config import LadderConfig
-from ..fileio import write_text_atomic
+from ..fileio import read_metadata_text, write_text_atomic
 from ..nn.config import ModelConfig, preset
 from ..selfplay.config import SelfPlayConfig
 from ..train.config import TrainConfig
@@ -126,7 +126,7 @@ class PipelineConfig:
     @classmethod
     def load(cls, path: str | Path) -> PipelineConfig:
         try:
-            return cls.from_dict(json.loads(Path(path).read_text()))
+            return cls.from_dict(json.loads(read_metadata_text(path, "run config")))
         except ConfigError as e:
             raise ValueError(f"run config {path}: {e}; fix that setting in the file") from None
         except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:

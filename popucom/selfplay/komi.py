@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..fileio import write_text_atomic
+from ..fileio import read_metadata_text, write_text_atomic
 
 MAX_DIFF = _core.NUM_SQUARES  # the largest floor difference: every floor one colour
 
@@ -109,7 +109,7 @@ class KomiSampler:
         if not path.exists():
             return cls(**kwargs)
         try:
-            data = json.loads(path.read_text())
+            data = json.loads(read_metadata_text(path, "komi statistics"))
         except json.JSONDecodeError as e:
             raise ValueError(f"komi statistics {path} are corrupt: {e}") from e
         return cls.from_dict(data, source=str(path), **kwargs)

@@ -5,7 +5,14 @@ import stat
 
 import pytest
 
-from popucom.fileio import current_umask, remove_stale_temporaries, write_atomic, write_text_atomic
+from popucom.fileio import (
+    current_umask,
+    read_bounded,
+    read_bounded_text,
+    remove_stale_temporaries,
+    write_atomic,
+    write_text_atomic,
+)
 
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
@@ -68,3 +75,23 @@ def test_json_lines_skips_only_a_torn_last_line(tmp_path, caplog) -> None:
     assert json_lines(path) == [(1, '{"a": 1}'), (2, '{"a": ')]
     with pytest.raises(FileNotFoundError):
         json_lines(tmp_path / "missing.jsonl")
+
+
+def test_read_bounded_takes_only_a_small_regular_file(tmp_path) -> None:
+    small = tmp_path / "small.json"
+    small.write_text('{"a": 1}')
+    (tmp_path / "link.json").symlink_to(small)
+    assert read_bounded(tmp_path / "link.json", 8, "sidecar") == b'{"a": 1}'  # a link to a file is followed
+    with pytest.raises(ValueError, match=r"sidecar .*small.json is larger than 7 bytes"):
+        read_bounded(small, 7, "sidecar")
+    (tmp_path / "zero.run.json").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"sidecar .*zero.run.json is not a regular file"):
+        read_bounded(tmp_path / "zero.run.json", 1 << 20, "sidecar")
+    os.mkfifo(tmp_path / "pipe.json")  # opened without waiting for a writer, then refused
+    with pytest.raises(ValueError, match="pipe.json is not a regular file"):
+        read_bounded(tmp_path / "pipe.json", 1 << 20, "sidecar")
+    with pytest.raises(FileNotFoundError):
+        read_bounded(tmp_path / "missing.json", 1 << 20, "sidecar")
+    (tmp_path / "latin.json").write_bytes(b'{"a": "\xe9"}')
+    with pytest.raises(ValueError, match="latin.json is not UTF-8 text"):
+        read_bounded_text(tmp_path / "latin.json", 1 << 20, "sidecar")

@@ -103,6 +103,27 @@ def test_bad_inputs(tmp_path, monkeypatch) -> None:
         PlayerSpec.parse("best")
 
 
+def test_sidecars_that_never_end_are_refused(tmp_path) -> None:
+    """A .run.json (or .strength.json, a run's config) that is a link to /dev/zero, or far larger
+    than such a file, is an error naming it, not a read that never ends."""
+    from popucom.experiments.versions import version_point
+    from popucom.fileio import MAX_METADATA_BYTES
+    from popucom.pipeline.config import PipelineConfig
+
+    (tmp_path / "popucom-tiny-v1.pt").write_bytes(b"")
+    (tmp_path / "popucom-tiny-v1.run.json").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="popucom-tiny-v1.run.json is not a regular file"):
+        read_sidecar(tmp_path / "popucom-tiny-v1.pt")
+    (tmp_path / "popucom-tiny-v2.pt").write_bytes(b"")
+    (tmp_path / "popucom-tiny-v2.run.json").write_text(json.dumps({"pipeline_config": {}}))
+    (tmp_path / "popucom-tiny-v2.strength.json").write_text("{" + " " * MAX_METADATA_BYTES + "}")
+    with pytest.raises(SystemExit, match=f"popucom-tiny-v2.strength.json is larger than {MAX_METADATA_BYTES}"):
+        version_point(tmp_path / "popucom-tiny-v2.onnx")
+    (tmp_path / "config.json").write_text("{" + " " * MAX_METADATA_BYTES + "}")
+    with pytest.raises(ValueError, match=f"config.json is larger than {MAX_METADATA_BYTES} bytes"):
+        PipelineConfig.load(tmp_path / "config.json")
+
+
 def test_cli_resume_from_a_missing_sidecar_is_a_clear_error(tmp_path) -> None:
     (tmp_path / "m.pt").write_bytes(b"")
     out = popucom_cli(
