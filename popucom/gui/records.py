@@ -9,7 +9,8 @@ in [0, 1] and Black's expected floor margin). Documented in docs/data_formats.md
 Every parse error is a ValueError naming the place and the problem, for any text: komi
 follows popucom.limits.check_komi (a whole number within the board's 81 floors), and the
 parser keeps its own stack, so variations nested deeper than Python's recursion limit are
-an error of the file (MAX_NESTING), never a RecursionError.
+an error of the file (MAX_NESTING), never a RecursionError. A file larger than its cap
+(MAX_SGF_BYTES, MAX_RECORDS_BYTES) or not a regular file is refused before it is parsed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numbers
 from pathlib import Path
 
 from .. import __version__, _core
+from ..fileio import read_bounded_text
 from ..limits import check_komi
 from .game_tree import GameTree, Node
 
@@ -28,6 +30,11 @@ GAME_INFO = ("PB", "PW", "RE", "DT", "GN", "EV")
 # Our writer nests one level per branching move, so no game of ours nests deeper than its
 # MAX_GAME_PLIES (50) moves; ten times that leaves room for other editors' empty nodes.
 MAX_NESTING = 10 * _core.MAX_GAME_PLIES
+# Size caps, checked before parsing: a parsed game takes tens of times its file's bytes. An SGF
+# of a reviewed game with every variation and comment is far below its cap; a JSONL file at its
+# cap holds tens of thousands of games (split a larger one, e.g. `split -l 10000`).
+MAX_SGF_BYTES = 1 << 20
+MAX_RECORDS_BYTES = 8 << 20
 RESULTS = {"black": "B+", "white": "W+", "draw": "0"}
 SHOWN = 40  # characters of a bad value quoted in an error
 
@@ -248,8 +255,8 @@ def from_sgf(text: str) -> GameTree:
 
 def load_sgf(path: str | Path) -> GameTree:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_bounded_text(path, MAX_SGF_BYTES, "SGF file")
+    except OSError as e:
         raise ValueError(f"cannot read {path}: {e}") from e
     try:
         return from_sgf(text)
@@ -261,8 +268,8 @@ def load_game_records(path: str | Path) -> list[tuple[str, GameTree]]:
     """Every game of a JSONL record file (self-play, pipeline, arena) as (title, tree)."""
     games = []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+        lines = read_bounded_text(path, MAX_RECORDS_BYTES, "game record file").splitlines()
+    except OSError as e:
         raise ValueError(f"cannot read {path}: {e}") from e
     for number, line in enumerate(lines, 1):
         if not line.strip():

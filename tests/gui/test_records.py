@@ -3,12 +3,13 @@ naming the place and the problem, which the window shows in its message box, nev
 exception. Needs no Qt (records.py is pure Python)."""
 
 import json
+import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from popucom.gui.records import from_sgf, load_game_records, load_sgf, to_sgf
+from popucom.gui.records import MAX_RECORDS_BYTES, MAX_SGF_BYTES, from_sgf, load_game_records, load_sgf, to_sgf
 
 NESTED = 5000  # far deeper than Python's recursion limit (1000)
 
@@ -86,6 +87,31 @@ def test_a_record_file_of_bytes_is_a_clear_error(tmp_path) -> None:
     directory.mkdir()
     with pytest.raises(ValueError, match="folder.jsonl"):
         load_game_records(directory)
+
+
+def test_record_files_beyond_their_cap_are_refused_before_parsing(tmp_path) -> None:
+    game = "(;GM[81]KM[0];B[e5];W[d4])"
+    comment = "(;GM[81]C[" + "x" * (MAX_SGF_BYTES - 20) + "];B[e5])"  # one node, a long comment
+    assert len(comment) <= MAX_SGF_BYTES
+    (tmp_path / "long_comment.sgf").write_text(comment)
+    assert load_sgf(tmp_path / "long_comment.sgf").root.children  # within the cap: opens
+    (tmp_path / "big.sgf").write_text(game[:-1] + "C[" + "x" * MAX_SGF_BYTES + "])")
+    with pytest.raises(ValueError, match=f"big.sgf is larger than {MAX_SGF_BYTES} bytes"):
+        load_sgf(tmp_path / "big.sgf")
+    line = json.dumps({"moves": "e5 d4", "komi": 0}) + "\n"
+    (tmp_path / "many.jsonl").write_text(line * (MAX_RECORDS_BYTES // len(line) + 1))
+    with pytest.raises(ValueError, match=f"many.jsonl is larger than {MAX_RECORDS_BYTES} bytes"):
+        load_game_records(tmp_path / "many.jsonl")
+
+
+def test_record_files_that_never_end_are_refused(tmp_path) -> None:
+    """A symlink to /dev/zero or a FIFO would be read forever (or wait for a writer)."""
+    (tmp_path / "zero.sgf").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="zero.sgf is not a regular file"):
+        load_sgf(tmp_path / "zero.sgf")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    with pytest.raises(ValueError, match="pipe.jsonl is not a regular file"):
+        load_game_records(tmp_path / "pipe.jsonl")
 
 
 def test_komi_in_jsonl_follows_the_same_rule(tmp_path) -> None:
