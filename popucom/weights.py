@@ -13,9 +13,11 @@ machine that holds only the repository. Shipping never overwrites a version of t
 unless asked (`--force`), and it is all or nothing: the files are written into
 `weights/.NAME.shipping/` and renamed into place from there, and while that folder exists the
 version is incomplete and nothing plays it (shipped_models), so a ship that fails or is killed
-leaves either the versions there were or a version no one sees. The package installs the newest
-version's files as `popucom/shipped/` (CMakeLists.txt), so that an installed package finds
-`best` from any working folder; `$POPUCOM_WEIGHTS` points elsewhere (weights_dir).
+leaves either the versions there were or a version no one sees. Version numbers count within a
+preset, so `best` is the newest version of one preset (BEST_PRESET, or the only one shipped). The
+package installs the newest version's files as `popucom/shipped/` (CMakeLists.txt), so that an
+installed package finds `best` from any working folder; `$POPUCOM_WEIGHTS` points elsewhere
+(weights_dir).
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ from .fileio import read_metadata_text, write_bytes_atomic, write_text_atomic
 
 NAME_PATTERN = re.compile(r"^popucom-(?P<preset>[a-z0-9]+)-v(?P<version>\d+)$")
 
+
+# Version numbers count within a preset (popucom-small-v12 is the twelfth `small` network), so
+# only versions of one preset are ranked: `best` is the newest version of this preset, or of the
+# only preset a folder holds.
+BEST_PRESET = "small"
 
 WEIGHTS_ENV = "POPUCOM_WEIGHTS"
 INSTALLED_FOLDER = "shipped"  # popucom/shipped/: the newest version, installed with the package (CMakeLists.txt)
@@ -90,20 +97,41 @@ def staging_dir(folder: str | Path, name: str) -> Path:
     return Path(folder) / f".{name}.shipping"
 
 
-def shipped_models(folder: str | Path | None = None) -> list[Path]:
-    """Shipped ONNX models, oldest version first; a version whose ship has not finished is left out."""
+def shipped_models(folder: str | Path | None = None, preset: str | None = None) -> list[Path]:
+    """Shipped ONNX models of `preset` (None: of every preset, grouped by preset), oldest version
+    first; a version whose ship has not finished is left out."""
     folder = Path(folder) if folder is not None else weights_dir()
     found = []
     for path in folder.glob("popucom-*.onnx"):
         match = NAME_PATTERN.match(path.stem)
-        if match and not staging_dir(folder, path.stem).exists():
-            found.append((int(match["version"]), path.stem, path))
+        if match and match["preset"] == (preset or match["preset"]) and not staging_dir(folder, path.stem).exists():
+            found.append((match["preset"], int(match["version"]), path))
     return [path for _, _, path in sorted(found)]
 
 
-def newest_model(folder: str | Path | None = None) -> Path | None:
-    """The newest shipped ONNX model, or None when there is none."""
-    models = shipped_models(folder)
+def best_preset(folder: str | Path | None = None) -> str | None:
+    """The preset whose newest version is `best` in `folder`: BEST_PRESET where it is shipped,
+    else the only preset shipped; None for a folder without shipped models. ValueError where
+    only other presets are shipped, several of them: their versions are not ranked together."""
+    folder = Path(folder) if folder is not None else weights_dir()
+    presets = {NAME_PATTERN.match(path.stem)["preset"] for path in shipped_models(folder)}
+    if not presets:
+        return None
+    if BEST_PRESET in presets:
+        return BEST_PRESET
+    if len(presets) == 1:
+        return presets.pop()
+    raise ValueError(
+        f"{folder} holds versions of the presets {', '.join(sorted(presets))}, but none of {BEST_PRESET}: "
+        "version numbers only rank versions of one preset, so none is the newest; name the model file, "
+        f"or set {WEIGHTS_ENV} to a folder of one preset"
+    )
+
+
+def newest_model(folder: str | Path | None = None, preset: str | None = None) -> Path | None:
+    """The newest shipped ONNX model of `preset` (default: best_preset), or None when there is none."""
+    preset = preset or best_preset(folder)
+    models = shipped_models(folder, preset) if preset else []
     return models[-1] if models else None
 
 

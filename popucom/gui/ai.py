@@ -28,7 +28,10 @@ DEFAULT_BOT = "uct:2000"
 def default_opponent() -> tuple[str, str | None]:
     """The newest shipped model (popucom.weights) and no notice; else a strong network-free bot
     and the notice that says so, where the model was looked for and how to point at one."""
-    model = newest_for_cpu()
+    try:
+        model = newest_for_cpu()
+    except ValueError as e:  # versions of several presets, none of them `best`'s
+        return DEFAULT_BOT, f"{e}: the opponent is the {DEFAULT_BOT} bot"
     if model is not None:
         return str(model), None
     return DEFAULT_BOT, (

@@ -317,7 +317,10 @@ class MainWindow(QMainWindow):
         box = self.opponent_box
         box.clear()
         level = self.bridge.opponent.level
-        newest = newest_for_cpu()
+        try:
+            newest = newest_for_cpu()
+        except ValueError:  # no version is `best` there (default_opponent said why at the start)
+            newest = None
         specs = ([str(newest)] if newest else []) + list(BOTS)
         if level is not None or current not in specs:
             specs.insert(0, current)

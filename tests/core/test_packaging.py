@@ -97,6 +97,17 @@ def test_cmake_installs_the_newest_version_only(tmp_path) -> None:
     assert newest_shipped(tmp_path / "empty") == ("", [])
 
 
+def test_cmake_ranks_versions_of_one_preset_as_best_does(tmp_path) -> None:
+    """A higher version of another preset is not newer: the installed version is `best`'s."""
+    for name in ("popucom-small-v3.onnx", "popucom-tiny-v40.onnx", "popucom-big-v7.onnx"):
+        (tmp_path / name).write_bytes(b"")
+    assert newest_shipped(tmp_path)[0] == f"popucom-{weights.BEST_PRESET}-v3" == weights.newest_model(tmp_path).stem
+    (tmp_path / "popucom-small-v3.onnx").unlink()  # several other presets: none is ranked first
+    assert newest_shipped(tmp_path) == ("", [])
+    (tmp_path / "popucom-big-v7.onnx").unlink()  # the only preset there
+    assert newest_shipped(tmp_path)[0] == "popucom-tiny-v40" == weights.newest_model(tmp_path).stem
+
+
 def test_the_root_of_a_clone_imports_the_installed_core(tmp_path) -> None:
     if core_location.core_file(SOURCE) is not None:
         pytest.skip("this source folder holds a core of its own (an in-place build)")

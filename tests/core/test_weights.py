@@ -2,6 +2,7 @@
 run that continues from a shipped checkpoint on a machine holding only the repo."""
 
 import dataclasses
+import importlib.util
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ from popucom.data import read_shard
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import PipelineConfig, pipeline_preset
 from popucom.player_spec import PlayerSpec
-from popucom.weights import newest_model, read_sidecar, seed_run, ship, shipped_models
+from popucom.weights import BEST_PRESET, best_preset, newest_model, read_sidecar, seed_run, ship, shipped_models
 
 
 def popucom_cli(*args: str) -> subprocess.CompletedProcess:
@@ -101,6 +102,28 @@ def test_bad_inputs(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("POPUCOM_WEIGHTS", str(tmp_path / "empty"))
     with pytest.raises(ValueError, match="no shipped model"):
         PlayerSpec.parse("best")
+
+
+def test_best_ranks_versions_of_one_preset_only(tmp_path, monkeypatch) -> None:
+    for name in ("popucom-small-v2", "popucom-small-v10", "popucom-tiny-v30", "popucom-big-v11"):
+        (tmp_path / f"{name}.onnx").write_bytes(b"")
+    assert BEST_PRESET == "small" and best_preset(tmp_path) == "small"
+    assert newest_model(tmp_path).stem == "popucom-small-v10"  # not tiny-v30 or big-v11
+    assert [p.stem for p in shipped_models(tmp_path, "small")] == ["popucom-small-v2", "popucom-small-v10"]
+    assert newest_model(tmp_path, "tiny").stem == "popucom-tiny-v30"
+    monkeypatch.setenv("POPUCOM_WEIGHTS", str(tmp_path))
+    assert PlayerSpec.parse("best").source.endswith("popucom-small-v10.onnx")
+    for name in ("popucom-small-v2", "popucom-small-v10"):
+        (tmp_path / f"{name}.onnx").unlink()
+    with pytest.raises(ValueError, match="presets big, tiny, but none of small: version numbers only rank"):
+        PlayerSpec.parse("best")
+    if importlib.util.find_spec("PySide6") is not None:  # the GUI starts against a bot and says why
+        from popucom.gui.ai import DEFAULT_BOT, default_opponent
+
+        opponent, notice = default_opponent()
+        assert opponent == DEFAULT_BOT and "none of small" in notice
+    (tmp_path / "popucom-big-v11.onnx").unlink()
+    assert best_preset(tmp_path) == "tiny" and PlayerSpec.parse("best").source.endswith("popucom-tiny-v30.onnx")
 
 
 def test_sidecars_that_never_end_are_refused(tmp_path) -> None:
