@@ -6,8 +6,8 @@
 #include <string>
 
 #include "../game/constants.h"
-#include "isa_kernels.h"
 #include "depth_mix.h"
+#include "isa_kernels.h"
 #include "pope_attention.h"
 
 namespace popucom {

@@ -52,7 +52,8 @@ Product random_product(unsigned seed, std::size_t rows, int outputs, int inputs,
 double gelu(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
 
 // 13 rows and 80 outputs reach the partial row and column tiles; 192 inputs the MLP's width.
-const std::tuple<std::size_t, int, int> SHAPES[] = {{13, 80, 64}, {6, 192, 64}, {7, 64, 192}, {1, 16, 2}, {5, 48, 34}, {12, 144, 8}};
+const std::tuple<std::size_t, int, int> SHAPES[] = {{13, 80, 64}, {6, 192, 64}, {7, 64, 192},
+                                                    {1, 16, 2},   {5, 48, 34},  {12, 144, 8}};
 
 // The float32 sums of exact products: the sums' rounding only.
 double sum_error(const Product& p, std::size_t i) { return 1e-6 * p.magnitude[i] + 1e-30; }
@@ -107,7 +108,8 @@ TEST(nn, float_product_matches_the_exact_sums_in_every_output_form_in_each_instr
   for (const auto& [name, product] : copies) {
     std::cout << "  " << name << "\n";
     for (const auto& [rows, outputs, inputs] : SHAPES) {
-      const Product p = random_product(static_cast<unsigned>(rows * 7 + outputs + inputs), rows, outputs, inputs, false);
+      const Product p =
+          random_product(static_cast<unsigned>(rows * 7 + outputs + inputs), rows, outputs, inputs, false);
       const nn::PackedMatrix w = nn::pack_matrix(p.weight.data(), outputs, inputs, false);
       std::vector<float> plain(rows * outputs), activated(rows * outputs);
       product(p.a.data(), rows, w, nn::ProductOutput::kFloat, plain.data());

@@ -19,8 +19,10 @@
 #include "packed_product.h"
 #include "vector_math.h"
 
+// Only the kernels' copies include this, and what they instantiate from it passes vectors
+// wider than the build's registers between inlined functions: no call changes the ABI that
+// -Wpsabi warns of, for the rest of the including file too.
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
@@ -29,8 +31,8 @@ namespace nn {
 namespace {
 
 template <typename Kernel, int R, int C, ProductOutput OUT>
-POPUCOM_VECTOR_INLINE void product_tile(const typename Kernel::Act* a, int inputs, const std::uint32_t* w,
-                                        int outputs, int column, void* out) {
+POPUCOM_VECTOR_INLINE void product_tile(const typename Kernel::Act* a, int inputs, const std::uint32_t* w, int outputs,
+                                        int column, void* out) {
   using V = typename Kernel::V;
   using Act = typename Kernel::Act;
   constexpr int LANES = sizeof(V) / sizeof(float);
@@ -95,8 +97,7 @@ void product_with(const typename Kernel::Act* a, std::size_t rows, const PackedM
                   void* out) {
   switch (output) {
     case ProductOutput::kActivation: return product_blocks<Kernel, ProductOutput::kActivation>(a, rows, w, out);
-    case ProductOutput::kGeluActivation:
-      return product_blocks<Kernel, ProductOutput::kGeluActivation>(a, rows, w, out);
+    case ProductOutput::kGeluActivation: return product_blocks<Kernel, ProductOutput::kGeluActivation>(a, rows, w, out);
     case ProductOutput::kFloat: return product_blocks<Kernel, ProductOutput::kFloat>(a, rows, w, out);
   }
 }
@@ -118,9 +119,5 @@ struct FloatKernel {
 }  // namespace
 }  // namespace nn
 }  // namespace popucom
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 #endif  // POPUCOM_NN_PACKED_PRODUCT_TILES_H_

@@ -41,8 +41,8 @@ __attribute__((target("avx2,fma"))) void apply_avx2(Function f, const std::vecto
   apply<8>(f, xs, out);
 }
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void apply_avx512(Function f,
-                                                                                 const std::vector<float>& xs,
-                                                                                 std::vector<float>& out) {
+                                                                                const std::vector<float>& xs,
+                                                                                std::vector<float>& out) {
   apply<16>(f, xs, out);
 }
 #endif

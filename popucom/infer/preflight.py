@@ -4,8 +4,7 @@ The pipeline first builds its network after the warm start (bot games and a supe
 training, half an hour on a 2-core CPU without AVX-512), so a backend this machine cannot run
 would be refused only then. `check_backend` asks the machine and the model's config alone, with
 no model file, and raises the refusal the evaluator would raise when built: the native forward's
-CPU level (native_backend.cpu_refusal) and network (nn.native), the products' precision
-($POPUCOM_CPU_MATMUL), a missing openvino or onnxruntime, an ONNX Runtime without the device's
+network and its products' precision ($POPUCOM_CPU_MATMUL) on this CPU (nn.native), a missing openvino or onnxruntime, an ONNX Runtime without the device's
 provider, torch without CUDA, TensorRT without a GPU. `auto` picks among what is there, so it
 is checked only for what every choice needs.
 """
@@ -57,12 +56,8 @@ def _check_native(model: ModelConfig | None) -> None:
     import torch
 
     from ..nn.native import config_refusal
-    from .native_backend import cpu_refusal
     from .precision import cpu_matmul_dtype
 
-    refusal = cpu_refusal()
-    if refusal is not None:
-        raise RuntimeError(refusal)
     if model is None:
         return
     refusal = config_refusal(model, bf16=cpu_matmul_dtype() == torch.bfloat16)

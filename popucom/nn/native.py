@@ -1,6 +1,6 @@
 """The native forward of a PopucomNet (csrc/nn/native_net.h): the whole network in one C++
-call for CPU inference, with bf16 products where the CPU has AVX512-BF16 or float32 ones where
-it has AVX-512.
+call for CPU inference, with bf16 products where the CPU has AVX512-BF16 or float32 ones on any
+CPU (the kernels are built for each instruction set, csrc/nn/isa_kernels.h).
 
 Through torch, the small network at batch 16 spends about a third of a forward dispatching
 its many small operators from Python, and a second thread splits each operator instead
@@ -48,8 +48,8 @@ def config_refusal(c: ModelConfig, bf16: bool = True) -> str | None:
     if not c.attn_res or c.mhc:
         return "it serves the attention-residual network without mHC"
     if not _core.native_net_supported(c.d_model // c.heads, bf16):
-        kind = "AVX512-BF16" if bf16 else "AVX-512"
-        return f"this CPU or build has no {kind} kernels for heads of width {c.d_model // c.heads}"
+        kind = "AVX512-BF16 kernels" if bf16 else "kernels"
+        return f"this CPU or build has no {kind} for heads of width {c.d_model // c.heads}"
     return None
 
 

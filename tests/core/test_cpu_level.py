@@ -24,7 +24,7 @@ def test_the_levels_are_ordered_and_the_detected_one_is_among_them() -> None:
 
 
 @pytest.mark.parametrize("cap", ["baseline", "avx2"])
-def test_a_cap_below_avx512_turns_every_avx512_path_off(cap) -> None:
+def test_a_cap_below_avx512_turns_every_avx512_path_off_and_keeps_the_float32_forward(cap) -> None:
     probe = (
         "from popucom import _core; from popucom.infer.precision import cpu_has_bf16, cpu_matmul_dtype; "
         "import torch; "
@@ -36,7 +36,7 @@ def test_a_cap_below_avx512_turns_every_avx512_path_off(cap) -> None:
     level, *flags = done.stdout.split()
     want = min(_core.CPU_LEVELS.index(cap), _core.CPU_LEVELS.index(_core.detected_cpu_level()))
     assert level == _core.CPU_LEVELS[want]
-    assert flags == ["False", "False", "False", "False", "True"]
+    assert flags == ["False", "True", "False", "False", "True"]
 
 
 def test_an_unknown_cap_is_refused_naming_the_variable_and_the_choices() -> None:

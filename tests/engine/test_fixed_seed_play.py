@@ -51,7 +51,7 @@ def play() -> dict[str, list[str]]:
 
 @pytest.mark.skipif(
     _core.CPU_LEVELS.index(_core.detected_cpu_level()) < _core.CPU_LEVELS.index("avx512"),
-    reason="the recorded moves come from the native forward, which needs AVX-512",
+    reason="the recorded moves come from the native forward's AVX-512 kernels",
 )
 def test_the_front_ends_play_the_recorded_moves() -> None:
     recorded = json.loads(RECORDED.read_text())
