@@ -491,6 +491,10 @@ class MultiSearch:
         """
         Indices of the games whose search has reached its target (or whose game is over).
         """
+    def expire_deadline(self) -> None:
+        """
+        Ends the exact solves now, from any thread, even while another thread is inside gather or choose_move: they give up within a fraction of a millisecond. set_deadline() sets a new one.
+        """
     def gather(self, out: numpy.ndarray) -> int:
         """
         Advances every unfinished tree to its next leaves and encodes them into out[:n]; returns n. The GIL is released.
@@ -522,6 +526,10 @@ class MultiSearch:
     def root_mode(self, game: typing.SupportsInt | typing.SupportsIndex) -> dict:
         """
         The root mode of the game's current search, and whether noise is in its priors now.
+        """
+    def set_deadline(self, seconds: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
+        """
+        The exact solves of every game (leaf solves in gather, the endgame choice in choose_move) give up `seconds` from now, as when their node budgets run out; None: no deadline (the default).
         """
     def set_root_mode(self, game: typing.SupportsInt | typing.SupportsIndex, noise: bool = False, forced_playouts: bool = False, gumbel: bool = False) -> None:
         """

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -155,6 +156,22 @@ void def_multi_search_setup(PyMultiSearch& cls) {
             ms.set_visit_targets(v);
           },
           py::arg("visits"))
+      .def(
+          "set_deadline",
+          [](MultiSearch& ms, std::optional<double> seconds) {
+            if (!seconds) return ms.deadline().clear();
+            if (!std::isfinite(*seconds) || *seconds < 0)
+              throw std::invalid_argument("set_deadline: seconds must be a finite number >= 0, got " +
+                                          std::to_string(*seconds));
+            ms.deadline().set_from_now(*seconds);
+          },
+          py::arg("seconds"),
+          "The exact solves of every game (leaf solves in gather, the endgame choice in choose_move) give up "
+          "`seconds` from now, as when their node budgets run out; None: no deadline (the default).")
+      .def(
+          "expire_deadline", [](MultiSearch& ms) { ms.deadline().expire(); },
+          "Ends the exact solves now, from any thread, even while another thread is inside gather or "
+          "choose_move: they give up within a fraction of a millisecond. set_deadline() sets a new one.")
       .def(
           "done", [](const MultiSearch& ms, int g) { return ms.done(checked_game(ms, g)); }, py::arg("game"))
       .def("all_done", [](const MultiSearch& ms) { return idle(ms).all_done(); })

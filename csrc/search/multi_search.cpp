@@ -44,6 +44,7 @@ MultiSearch::MultiSearch(int num_games, const SearchParams& params, std::shared_
   trees_.reserve(num_games);
   uint64_t state = seed;
   for (int g = 0; g < num_games; ++g) trees_.emplace_back(params, splitmix64(state));  // own RNG per game
+  for (SearchTree& tree : trees_) tree.set_deadline(&deadline_);
   targets_.assign(num_games, 0);
 }
 

@@ -11,6 +11,12 @@
 // thread per step); the eval cache is shared and thread-safe. The object
 // itself is not: call it from one thread at a time (Python holds it under
 // the GIL and releases the GIL inside gather and backup).
+//
+// One deadline serves every game: the exact solves (leaf solves in gather,
+// the endgame choice in choose_move) give up once it has passed, as when
+// their node budgets run out. deadline() is the one member any thread may
+// use while another searches: a front end expires it to stop a search that
+// is inside a long solve.
 #ifndef POPUCOM_SEARCH_MULTI_SEARCH_H_
 #define POPUCOM_SEARCH_MULTI_SEARCH_H_
 
@@ -18,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "../core/deadline.h"
 #include "../core/thread_pool.h"
 #include "eval_cache.h"
 #include "tree.h"
@@ -54,6 +61,9 @@ class MultiSearch {
   void backup(const float* policy_logits, const float* wdl, const float* score, const float* value_error, int n);
   // Drops the pending batch, taking back its virtual losses.
   void cancel_pending();
+
+  // When the solves of every game must end (none at first). Thread-safe.
+  Deadline& deadline() { return deadline_; }
 
   SearchTree& tree(int game) { return trees_.at(game); }
   const SearchTree& tree(int game) const { return trees_.at(game); }
@@ -93,6 +103,7 @@ class MultiSearch {
   std::vector<int> chunk_start_;  // slot index where each gather task's slots begin
   uint64_t leaves_evaluated_ = 0, cache_resolved_ = 0, terminal_resolved_ = 0;
   std::atomic<bool> busy_{false};
+  Deadline deadline_;  // the trees hold its address: the object is never moved (busy_ rules it out)
 };
 
 // Turns raw network outputs for one position into the search's quantised

@@ -220,8 +220,22 @@ Solver::Children& Solver::frame(int plies) {
   return frames_[plies];
 }
 
+bool Solver::past_deadline() {
+  next_clock_check_ = nodes_ + CLOCK_CHECK_NODES;
+  out_of_time_ = deadline_ != nullptr && deadline_->passed();
+  return out_of_time_;
+}
+
+bool Solver::must_stop() {
+  if (nodes_ > max_nodes_) {
+    out_of_time_ = false;
+    return true;
+  }
+  return nodes_ >= next_clock_check_ && past_deadline();
+}
+
 int Solver::negamax(const Position& p, int alpha, int beta) {
-  if (nodes_ > max_nodes_) return OUT_OF_BUDGET;
+  if (must_stop()) return OUT_OF_BUDGET;
   if (p.is_terminal()) {
     const Result r = p.result();
     if (r == Result::DRAW) return 0;
@@ -274,6 +288,7 @@ bool Solver::solve(const Position& p, int* value) {
   // Two null-window probes, "is it a win?" and then "is it at least a draw?",
   // visit fewer positions than one search with the full window (docs/benchmarks.md,
   // "Design notes behind the figures"): a probe needs one refutation per node.
+  if (past_deadline()) return false;
   ++nodes_;  // the root
   const int win = negamax(p, 0, 1);
   if (win == OUT_OF_BUDGET) return false;
@@ -289,6 +304,7 @@ bool Solver::solve(const Position& p, int* value) {
 
 bool Solver::is_below(const Position& p, int value, bool* below) {
   // The windows of solve()'s probes: (0, 1) asks "a win?", (-1, 0) "a draw or better?".
+  if (past_deadline()) return false;
   ++nodes_;  // the root
   const int key = negamax(p, value - 1, value);
   if (key == OUT_OF_BUDGET) return false;
@@ -297,6 +313,7 @@ bool Solver::is_below(const Position& p, int value, bool* below) {
 }
 
 bool Solver::solve_outcome(const Position& p, ExactOutcome* outcome) {
+  if (past_deadline()) return false;
   ++nodes_;  // the root
   const int key = negamax(p, WORST_KEY, -WORST_KEY);
   if (key == OUT_OF_BUDGET) return false;

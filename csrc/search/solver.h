@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/deadline.h"
 #include "../game/position.h"
 
 namespace popucom {
@@ -33,8 +34,11 @@ struct ExactOutcome {
 // visiting far fewer positions: on the last ply only the moves that complete
 // a line of three change the floors, so only they are played; two plies from
 // the end, the quiet moves off every line the opponent's last move could paint
-// all leave that reply the same, so one of them stands for them all. Not
-// thread-safe.
+// all leave that reply the same, so one of them stands for them all. A
+// deadline (set_deadline) ends a solve like the budget does: polled at each
+// solve's root and every CLOCK_CHECK_NODES positions, so a solve gives up
+// within a fraction of a millisecond of it. Not thread-safe (the deadline
+// itself may be moved by any thread).
 class Solver {
  public:
   explicit Solver(uint64_t max_nodes = UINT64_MAX, size_t max_slots = MAX_SLOTS)
@@ -42,7 +46,8 @@ class Solver {
     for (auto& k : killers_) k = {NO_MOVE, NO_MOVE};
   }
 
-  // False (and *value untouched) when the budget runs out first.
+  // False (and *value untouched) when the budget runs out or the deadline
+  // passes first.
   bool solve(const Position& p, int* value);
   // The value and, among the results that keep it, the best margin (a
   // full-window search: dearer than solve()). False past the budget.
@@ -56,6 +61,14 @@ class Solver {
   uint64_t nodes() const { return nodes_; }
   // The solves from now on may visit `nodes` more positions in all.
   void set_budget_from_now(uint64_t nodes) { max_nodes_ = nodes_ + nodes; }
+  // Solves end unsolved once `deadline` has passed (nullptr: no deadline).
+  // The Deadline must outlive the solves that poll it.
+  void set_deadline(const Deadline* deadline) { deadline_ = deadline; }
+  // Whether the last solve that gave up did so at the deadline, not the budget.
+  bool ran_out_of_time() const { return out_of_time_; }
+
+  // Positions between two reads of the clock: a few microseconds of work.
+  static constexpr uint64_t CLOCK_CHECK_NODES = 4096;
 
   static constexpr size_t MIN_SLOTS = size_t{1} << 12;
   static constexpr size_t MAX_SLOTS = size_t{1} << 23;  // 128 MB
@@ -80,6 +93,10 @@ class Solver {
   void store(uint64_t key, int value, Bound bound, int move, int plies);
   void grow();
 
+  // Whether a solve must give up now: past the node budget, or (read every
+  // CLOCK_CHECK_NODES positions, and at each solve's root) past the deadline.
+  bool must_stop();
+  bool past_deadline();
   int negamax(const Position& p, int alpha, int beta);
   // The exact outcome key of a position with one ply left (the mover's last move).
   int last_move_value(const Position& p, int beta);
@@ -108,6 +125,9 @@ class Solver {
   uint64_t max_nodes_;
   size_t max_slots_;
   uint64_t nodes_ = 0;
+  const Deadline* deadline_ = nullptr;
+  uint64_t next_clock_check_ = 0;
+  bool out_of_time_ = false;
   std::vector<Slot> slots_;
   size_t used_ = 0;
   std::deque<Children> frames_;

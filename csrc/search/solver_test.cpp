@@ -6,9 +6,12 @@
 #include "solver.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "../core/deadline.h"
 #include "../core/random.h"
 #include "../tests/helpers.h"
 #include "../tests/testing.h"
@@ -228,4 +231,75 @@ TEST(solver, a_move_audit_agrees_with_every_move_value) {
   CHECK_THROWS(audit_move(Position(), 40, 6), std::invalid_argument);
   const Position last = test_positions(2, 1, 9)[0];
   CHECK_THROWS(audit_move(last, (last.stones(BLACK) | last.stones(WHITE)).lowest(), 2), std::invalid_argument);
+}
+
+TEST(solver, a_passed_deadline_gives_up_before_visiting_a_position) {
+  Rng rng(7);
+  const Position p = played_to(30, false, rng);
+  Deadline deadline;
+  deadline.expire();
+  Solver solver;
+  solver.set_deadline(&deadline);
+  int value = 9;
+  CHECK(!solver.solve(p, &value));
+  CHECK_EQ(value, 9);
+  ExactOutcome outcome{9, 9};
+  CHECK(!solver.solve_outcome(p, &outcome));
+  CHECK_EQ(outcome.value, 9);
+  bool below = false;
+  CHECK(!solver.is_below(p, 1, &below));
+  CHECK(solver.ran_out_of_time());
+  CHECK_EQ(solver.nodes(), uint64_t{0});
+}
+
+TEST(solver, a_near_deadline_ends_a_solve_that_no_budget_would) {
+  // Thirty plies left and no node budget: the solve would run for hours.
+  Rng rng(8);
+  const Position p = played_to(30, false, rng);
+  Deadline deadline;
+  deadline.set_from_now(0.02);
+  Solver solver;
+  solver.set_deadline(&deadline);
+  const auto start = Deadline::Clock::now();
+  ExactOutcome outcome;
+  CHECK(!solver.solve_outcome(p, &outcome));
+  const double seconds = std::chrono::duration<double>(Deadline::Clock::now() - start).count();
+  CHECK(solver.ran_out_of_time());
+  CHECK(solver.nodes() > 0);
+  CHECK(seconds < 5.0);  // a fraction of a millisecond past the deadline, on a quiet machine
+}
+
+TEST(solver, a_deadline_expired_by_another_thread_ends_the_solve) {
+  Rng rng(9);
+  const Position p = played_to(30, false, rng);
+  Deadline deadline;
+  deadline.set_from_now(3600);
+  Solver solver;
+  solver.set_deadline(&deadline);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    deadline.expire();
+  });
+  int value = 9;
+  const bool solved = solver.solve(p, &value);
+  stopper.join();
+  CHECK(!solved);
+  CHECK(solver.ran_out_of_time());
+}
+
+TEST(solver, past_a_cleared_deadline_it_solves_again_and_the_budget_is_no_timeout) {
+  Rng rng(10);
+  const Position p = played_to(4, false, rng);
+  Deadline deadline;
+  deadline.expire();
+  Solver solver(1000000);
+  solver.set_deadline(&deadline);
+  int value = 9;
+  CHECK(!solver.solve(p, &value));
+  deadline.clear();
+  CHECK(solver.solve(p, &value));
+  CHECK_EQ(value, reference_value(p));
+  Solver starved(1);
+  CHECK(!starved.solve(played_to(12, false, rng), &value));
+  CHECK(!starved.ran_out_of_time());
 }

@@ -362,6 +362,7 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   std::rotate(order.begin(), at_choice, at_choice + 1);
   // mutable_params() may have set anything; a budget is at least one position.
   Solver solver(static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1)));
+  solver.set_deadline(deadline_);
   int found = first_proven(order, endgame_wins_, 0, solver);
   if (found == NO_MOVE_PROVEN) found = first_proven(order, endgame_draws_, 1, solver);
   endgame_nodes_ += solver.nodes();
@@ -383,7 +384,8 @@ int SearchTree::first_proven(const std::vector<int>& order, std::array<Proof, NU
       next.play_unchecked(edges[i].move);
       bool reaches = false;
       if (!solver.is_below(next, below, &reaches)) {
-        endgame_gave_up_ = true;
+        // A later call with time left (analysis after a timed move) may finish it.
+        endgame_gave_up_ = !solver.ran_out_of_time();
         return OUT_OF_BUDGET_MOVE;
       }
       proof = reaches ? Proof::YES : Proof::NO;

@@ -144,6 +144,14 @@ class SearchTree {
   static constexpr size_t KEPT_BYTES = size_t{4} << 20;
   Rng& rng() { return rng_; }
   const SearchParams& params() const { return params_; }
+  // The leaf solves and the endgame choice give up once `deadline` has
+  // passed, as when their node budgets run out (nullptr: no deadline). The
+  // Deadline must outlive the tree's searches; its owner may move it from
+  // any thread.
+  void set_deadline(const Deadline* deadline) {
+    deadline_ = deadline;
+    leaf_solver_.set_deadline(deadline);
+  }
   // Positions the endgame solver has visited for this tree so far (every root).
   uint64_t endgame_nodes() const { return endgame_nodes_; }
   // Switch uncertainty_weighting only on a fresh tree (reset): the sums made
@@ -179,18 +187,20 @@ class SearchTree {
   int lcb_choice(const std::vector<double>& visits, int most_visited) const;
   // `choice` if no root move has a better exact result (solver.h), else the
   // most visited of those that have the best one; past endgame_solve_max_nodes
-  // positions, `choice` unless a move proven better was found first.
+  // positions or past the deadline, `choice` unless a move proven better was
+  // found first.
   int endgame_choice(const std::vector<double>& visits, int choice) const;
   enum class Proof : int8_t { UNKNOWN, YES, NO };
   static constexpr int NO_MOVE_PROVEN = -1, OUT_OF_BUDGET_MOVE = -2;
   // The first root edge of `order` proven to leave the opponent a value below
   // `below` (memoised in `proofs`, per move), NO_MOVE_PROVEN when none does,
-  // or OUT_OF_BUDGET_MOVE once the solver's budget has run out at this root.
+  // or OUT_OF_BUDGET_MOVE once the solver's budget has run out at this root
+  // (or its deadline has passed, which gives up for this call only).
   int first_proven(const std::vector<int>& order, std::array<Proof, NUM_SQUARES>& proofs, int below,
                    Solver& solver) const;
   // Makes a new leaf within leaf_solve_plies of the end TERMINAL with its
   // exact outcome; false (node untouched) when it is not that close or the
-  // solve runs past leaf_solve_max_nodes.
+  // solve runs past leaf_solve_max_nodes or the deadline.
   bool solve_leaf(const Position& position, Node* node);
   // Backup weights: of a network evaluation, and of an exact (terminal or solved) leaf.
   double evaluation_weight(const Evaluation& eval) const;
@@ -231,6 +241,7 @@ class SearchTree {
   mutable bool endgame_gave_up_ = false;
   mutable std::array<Proof, NUM_SQUARES> endgame_wins_{}, endgame_draws_{};  // per move
   mutable uint64_t endgame_nodes_ = 0;
+  const Deadline* deadline_ = nullptr;
   // Leaves near the end share one table (sibling leaves share most of their
   // continuations), capped at 1 MB a tree: self-play keeps a hundred trees.
   Solver leaf_solver_{0, size_t{1} << 16};
