@@ -17,6 +17,15 @@ tree (a new game, a jump) gives a big tree's memory back (SearchTree::reset). Th
 checked when given: visits in [1, MAX_VISITS] (popucom.limits), seconds finite,
 > 0 and at most a day; anything else is a ValueError before any search runs.
 
+Deadlines: the exact solves inside a search (leaf solves, the endgame choice of the move to
+play) share one deadline with it, so a `seconds` budget holds even with the largest solver
+budgets: the solves give up at the end of the budget, as when their node budgets run out.
+When the root is within endgame_solve_plies of the end, the tree search takes the first
+ENDGAME_SEARCH_SHARE of the time and the endgame choice has the rest. stop() and interrupt()
+end a solve in progress at once: a stopped search answers with what it has, and what it had
+proven at that root is kept. After a timed or stopped search, choose_move() and result()
+solve nothing more until the next search sets its own deadline.
+
 Snapshots are `AnalysisResult`s: the first one right after the first batch
 (so a view shows something at once), then every `report_every_s`, and a final
 one when the search ends. The callback runs on the search thread: a GUI must
@@ -58,6 +67,9 @@ SINGLE_GAME_LEAVES_PER_STEP = 16  # one tree, so the batch is its own leaves (vi
 # slack of the arrays that hold them, rounded up so that tree_mb errs toward less memory.
 TREE_BYTES_PER_NODE = 1024
 DEFAULT_TREE_MB = 256.0  # about 260,000 nodes: minutes of analysis on a 2-core CPU
+# Near the end a timed search leaves the rest of its time to the exact endgame choice, which
+# decides the move there; the tree's visits only order the moves it proves.
+ENDGAME_SEARCH_SHARE = 0.5
 
 _live: weakref.WeakSet[GameSearch] = weakref.WeakSet()
 
@@ -173,14 +185,16 @@ class GameSearch:
         seconds: float | None = None,
         callback: Callback | None = None,
         report_every_s: float = 0.1,
+        stop: threading.Event | None = None,
     ) -> AnalysisResult:
-        """Searches in the calling thread until a budget is met or stop() is called; returns the
-        final snapshot (also passed to the callback). A search running in another thread is
-        ended first."""
+        """Searches in the calling thread until a budget is met, stop() is called or `stop` is
+        set (by any thread; set it, then call interrupt(), to end a solve in progress too);
+        returns the final snapshot (also passed to the callback). A search running in another
+        thread is ended first."""
         visits, seconds = self._budget(visits, seconds)
         with self._quiet_tree():
             generation = self._generation
-        return self._search(generation, visits, seconds, callback, report_every_s)
+        return self._search(generation, visits, seconds, callback, report_every_s, stop)
 
     @staticmethod
     def _budget(visits: int | None, seconds: float | None) -> tuple[int | None, float | None]:
@@ -193,22 +207,32 @@ class GameSearch:
         seconds: float | None,
         callback: Callback | None,
         report_every_s: float,
+        stop: threading.Event | None = None,
     ) -> AnalysisResult:
-        """The search loop; it ends early once `generation` is no longer current (one that was
-        ended before it had the tree only reports the tree as it stands)."""
+        """The search loop; it ends early once `generation` is no longer current or `stop` is
+        set (one that was ended before it had the tree only reports the tree as it stands)."""
         with self._searching_tree():
             search = self.driver.search
             started = time.perf_counter()
             if not self._current(generation):
+                search.expire_deadline()  # its snapshot solves nothing
                 return self._ended_before_start(started, callback)
+            search.set_deadline(seconds)  # the solves end with the budget; None: node budgets only
             if search.position(0).is_over:
                 raise ValueError("the game is over: there is nothing to search")
             target = visits if visits is not None else UNLIMITED if seconds is not None else self.max_ponder_visits
             search.set_visit_target(0, target)
+            tree_seconds = seconds
+            if seconds is not None and self._endgame_choice_at_root():
+                tree_seconds = seconds * ENDGAME_SEARCH_SHARE
             root_wdl = self._root_wdl(search.position(0))
             last_report = None
-            while not search.done(0) and self._current(generation):
-                if seconds is not None and time.perf_counter() - started >= seconds:
+
+            def ended() -> bool:
+                return not self._current(generation) or (stop is not None and stop.is_set())
+
+            while not search.done(0) and not ended():
+                if tree_seconds is not None and time.perf_counter() - started >= tree_seconds:
                     if search.visits(0) >= MIN_TIMED_VISITS:  # however small the budget: limits.py
                         break
                 if search.num_nodes(0) >= self.max_tree_nodes:  # tree_mb: the memory stays put
@@ -218,6 +242,8 @@ class GameSearch:
                 if callback is not None and (last_report is None or now - last_report >= report_every_s):
                     last_report = now
                     callback(self._snapshot(started, root_wdl))
+            if ended():  # the set() came after this search set its deadline: end its solves here
+                search.expire_deadline()
             final = self._snapshot(started, root_wdl)
         if callback is not None:
             callback(final)
@@ -239,6 +265,11 @@ class GameSearch:
             finally:
                 self._search_thread = outer
 
+    def _endgame_choice_at_root(self) -> bool:
+        """Whether the move to play is chosen by the exact endgame solver (SearchParams)."""
+        black, white = self.driver.search.position(0).moves_left
+        return black + white <= self.driver.params.endgame_solve_plies
+
     def _current(self, generation: int) -> bool:
         """Whether the search of `generation` may take another step."""
         return generation == self._generation and not self._waiting
@@ -252,6 +283,7 @@ class GameSearch:
             self._generation += 1
             self._waiting += 1
             threads = list(self._threads)
+        self.driver.search.expire_deadline()  # a solve in progress ends now, not after its budget
         try:
             # A callback (on the search thread, holding the tree) joins nothing: the threads it
             # would join may be waiting for the tree it holds. Its own search ends after it.
@@ -333,6 +365,16 @@ class GameSearch:
         at most one network batch."""
         with self._quiet_tree():
             pass
+
+    def interrupt(self) -> None:
+        """Ends a running search without waiting for it, from any thread, even one that must
+        not block (an input reader): the search ends within one network batch, its exact solves
+        at once, and answers with what it has. A search started after this call is not
+        affected: to stop one that may be about to start, pass it a `stop` event and set that
+        first."""
+        with self._control:
+            self._generation += 1
+        self.driver.search.expire_deadline()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Waits for background searches to finish by themselves; True when none is running."""
