@@ -12,10 +12,6 @@ number, inf, '١٢') is answered with `?`, and budgets are bounded when the engi
 starts (popucom.limits). A network output the search refuses (NaN) fails that
 genmove with `?` or ends that analysis, and the next command searches as before.
 Ctrl-C ends the running search before the engine exits.
-
-`quit` is answered promptly even while a genmove searches: the thread that reads the
-input sees it arrive and ends the search (its exact solves too), so the genmove answers
-at once with the move its search has found so far, and then the quit is answered.
 """
 
 from __future__ import annotations
@@ -214,7 +210,6 @@ class Engine:
         self.game = _core.Game(komi)
         self.out = out
         self.lock = threading.Lock()
-        self.quitting = threading.Event()  # set by the input reader when a quit arrives
         self.running = True
         self.output_closed = False
         self.commands: dict[str, Callable[[list[str]], str]] = {
@@ -325,9 +320,7 @@ class Engine:
     def searched_move(self, position: _core.Position) -> int:
         self.search.set_position(position)
         try:
-            result = self.search.search(
-                visits=None if self.seconds else self.visits, seconds=self.seconds, stop=self.quitting
-            )
+            result = self.search.search(visits=None if self.seconds else self.visits, seconds=self.seconds)
         except (ValueError, RuntimeError) as e:  # the network's output refused: the tree is as before
             raise GtpError(f"the search failed: {e}") from None
         return self.search.move_to_play(result, self.player.move_temperature(position.ply))
@@ -424,23 +417,6 @@ class Engine:
                 self.output_closed = True
                 self.running = False
 
-    def is_quit(self, raw: bytes | str) -> bool:
-        """Whether an input line, as read, is a quit command."""
-        if raw is TOO_LONG or len(raw) > 1024:  # a quit is short; a long line is parsed once, by the loop
-            return False
-        text = decode_line(raw)
-        parsed = self.handle(text) if text is not None else None
-        return parsed is not None and parsed[1] == "quit"
-
-    def quit_arrived(self) -> None:
-        """Called by the input reader, which must not block: the search running now (a
-        genmove's, or one about to start) ends at once; the command loop then answers the
-        commands before the quit, and the quit."""
-        self.quitting.set()  # first: a search that starts after this sees it
-        search = self.search
-        if search is not None:
-            search.interrupt()
-
     def handle(self, line: str) -> tuple[str, str, list[str]] | None:
         """Parses a line into (id, command, args); None for blank or comment lines."""
         line = line.split("#", 1)[0].strip()
@@ -474,8 +450,6 @@ class Engine:
             try:
                 for line in read_lines(stream):
                     lines.put(line)
-                    if self.is_quit(line):
-                        self.quit_arrived()
             except (OSError, ValueError) as e:  # input gone: end as at end of input
                 print(f"cannot read standard input: {e}", file=sys.stderr)
             finally:

@@ -4,9 +4,10 @@ The pipeline first builds its network after the warm start (bot games and a supe
 training, half an hour on a 2-core CPU without AVX-512), so a backend this machine cannot run
 would be refused only then. `check_backend` asks the machine and the model's config alone, with
 no model file, and raises the refusal the evaluator would raise when built: the native forward's
-network and its products' precision ($POPUCOM_CPU_MATMUL) on this CPU (nn.native), a missing openvino or onnxruntime, an ONNX Runtime without the device's
-provider, torch without CUDA, TensorRT without a GPU. `auto` picks among what is there, so it
-is checked only for what every choice needs.
+network and its products' precision ($POPUCOM_CPU_MATMUL) on this CPU (nn.native), a missing
+openvino or onnxruntime, an ONNX Runtime without the device's provider, torch without CUDA,
+TensorRT without a GPU. `auto` picks among what is there, so it is checked only for what every
+choice needs.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""One board orientation everywhere (docs/rules.md, Coordinates and records): square = row * 9 + col, row 0 at the top, so
-a1 (square 0) is the top-left cell, i1 the top-right, a9 the bottom-left. The engine's
+"""One board orientation everywhere (docs/rules.md, Coordinates and records): square = row * 9 + col,
+row 0 at the top, so a1 (square 0) is the top-left cell, i1 the top-right, a9 the bottom-left. The engine's
 showboard draws it so; the GUI must show the same board and hit-test it the same way."""
 
 import io

@@ -22,6 +22,7 @@ needs_openvino = pytest.mark.skipif(not HAS_OPENVINO, reason="openvino is not in
 AVX512 = Machine("avx512_bf16", openvino=True)
 AVX2 = Machine("avx2", openvino=True)
 AVX2_WITHOUT_OPENVINO = Machine("avx2", openvino=False)
+MHC = "it serves the attention-residual network without mHC"
 BESIDE = Path("model.onnx")
 
 
@@ -30,12 +31,15 @@ BESIDE = Path("model.onnx")
     [
         ("checkpoint", "cpu", AVX512, None, BESIDE, "native"),
         ("checkpoint", "cpu", Machine("avx512", openvino=False), None, None, "native"),
-        ("checkpoint", "cpu", AVX512, "it serves the attention-residual network without mHC", BESIDE, "openvino"),
-        ("checkpoint", "cpu", AVX512, "it serves the attention-residual network without mHC", None, "torch"),
-        ("checkpoint", "cpu", AVX2, None, BESIDE, "openvino"),
-        ("checkpoint", "cpu", Machine("baseline", openvino=True), None, BESIDE, "openvino"),
-        ("checkpoint", "cpu", AVX2, None, None, "torch"),
-        ("checkpoint", "cpu", AVX2_WITHOUT_OPENVINO, None, BESIDE, "torch"),
+        ("checkpoint", "cpu", AVX512, MHC, BESIDE, "openvino"),
+        ("checkpoint", "cpu", AVX512, MHC, None, "torch"),
+        ("checkpoint", "cpu", AVX2, None, BESIDE, "native"),
+        ("checkpoint", "cpu", Machine("baseline", openvino=True), None, BESIDE, "native"),
+        ("checkpoint", "cpu", AVX2, None, None, "native"),
+        ("checkpoint", "cpu", AVX2_WITHOUT_OPENVINO, None, BESIDE, "native"),
+        ("checkpoint", "cpu", AVX2, MHC, BESIDE, "openvino"),
+        ("checkpoint", "cpu", AVX2, MHC, None, "torch"),
+        ("checkpoint", "cpu", AVX2_WITHOUT_OPENVINO, MHC, BESIDE, "torch"),
         ("checkpoint", "cuda", AVX512, None, BESIDE, "torch"),
         ("onnx", "cpu", AVX512, None, None, "openvino"),
         ("onnx", "cpu", AVX2_WITHOUT_OPENVINO, None, None, "onnx"),
@@ -49,20 +53,29 @@ def test_the_rule(kind, device, machine, refusal, exported, backend) -> None:
 
 
 def test_a_fallback_says_why() -> None:
-    assert "openvino is not installed" in choose_backend("checkpoint", "cpu", AVX2_WITHOUT_OPENVINO, None, BESIDE).why
-    assert "no exported model" in choose_backend("checkpoint", "cpu", AVX2, None, None).why
-    assert "no AVX-512 here (avx2)" in choose_backend("checkpoint", "cpu", AVX2, None, BESIDE).why
+    assert "openvino is not installed" in choose_backend("checkpoint", "cpu", AVX2_WITHOUT_OPENVINO, MHC, BESIDE).why
+    assert "no exported model" in choose_backend("checkpoint", "cpu", AVX2, MHC, None).why
+    assert f"the native forward {MHC}" in choose_backend("checkpoint", "cpu", AVX2, MHC, BESIDE).why
 
 
-@pytest.fixture(scope="module")
-def shipped(tmp_path_factory):
+def ship(folder: Path, mhc: bool = False) -> Path:
     """A checkpoint with its exported model beside it, as weights/ ships them."""
-    folder = tmp_path_factory.mktemp("shipped")
     torch.manual_seed(2)
-    trainer = Trainer(preset("tiny"))
+    trainer = Trainer(preset("tiny", mhc=mhc))
     checkpoint = trainer.save(folder / "popucom-tiny-v1.pt")
     export_onnx(trainer.model.eval(), folder / "popucom-tiny-v1.onnx")
     return checkpoint
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory) -> Path:
+    return ship(tmp_path_factory.mktemp("shipped"))
+
+
+@pytest.fixture(scope="module")
+def shipped_mhc(tmp_path_factory) -> Path:
+    """One the native forward does not serve, so that `auto` takes the next path."""
+    return ship(tmp_path_factory.mktemp("shipped_mhc"), mhc=True)
 
 
 def describe(evaluator) -> str:
@@ -70,28 +83,28 @@ def describe(evaluator) -> str:
 
 
 @needs_openvino
-def test_auto_loads_openvino_beside_a_checkpoint_without_avx512(shipped, caplog) -> None:
+def test_auto_loads_openvino_beside_a_checkpoint_the_native_forward_does_not_serve(shipped_mhc, caplog) -> None:
     caplog.set_level(logging.DEBUG, logger="popucom.infer")
-    evaluator = load_evaluator(shipped, machine=AVX2)
+    evaluator = load_evaluator(shipped_mhc, machine=AVX2)
     assert describe(evaluator).startswith("openvino") and "popucom-tiny-v1.onnx" in describe(evaluator)
     assert any("backend auto: openvino" in line for line in caplog.messages)
-    assert describe(load_evaluator(shipped.with_suffix(".onnx"), machine=AVX2)).startswith("openvino")
+    assert describe(load_evaluator(shipped_mhc.with_suffix(".onnx"), machine=AVX2)).startswith("openvino")
 
 
 @needs_openvino
-def test_an_exported_model_of_another_network_beside_is_not_used(shipped, tmp_path, caplog) -> None:
+def test_an_exported_model_of_another_network_beside_is_not_used(shipped_mhc, tmp_path, caplog) -> None:
     checkpoint = tmp_path / "popucom-tiny-v2.pt"
-    checkpoint.write_bytes(shipped.read_bytes())
+    checkpoint.write_bytes(shipped_mhc.read_bytes())
     torch.manual_seed(9)
-    export_onnx(PopucomNet(preset("tiny")).eval(), tmp_path / "popucom-tiny-v2.onnx")  # other weights
+    export_onnx(PopucomNet(preset("tiny", mhc=True)).eval(), tmp_path / "popucom-tiny-v2.onnx")  # other weights
     evaluator = load_evaluator(checkpoint, machine=AVX2)
     assert describe(evaluator).startswith("torch cpu")
     assert any("is not the network of popucom-tiny-v2.pt" in line for line in caplog.messages)
 
 
-def test_auto_without_openvino_runs_torch_and_onnxruntime(shipped) -> None:
-    assert describe(load_evaluator(shipped, machine=AVX2_WITHOUT_OPENVINO)).startswith("torch cpu")
-    assert describe(load_evaluator(shipped.with_suffix(".onnx"), machine=AVX2_WITHOUT_OPENVINO)).startswith(
+def test_auto_without_openvino_runs_torch_and_onnxruntime(shipped_mhc) -> None:
+    assert describe(load_evaluator(shipped_mhc, machine=AVX2_WITHOUT_OPENVINO)).startswith("torch cpu")
+    assert describe(load_evaluator(shipped_mhc.with_suffix(".onnx"), machine=AVX2_WITHOUT_OPENVINO)).startswith(
         "onnxruntime cpu"
     )
 
