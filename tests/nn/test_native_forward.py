@@ -1,6 +1,10 @@
 """The native forward (popucom.nn.native, csrc/nn/native_net.h) against the torch network."""
 
 import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +22,7 @@ needs_native = pytest.mark.skipif(
     not _core.native_net_supported(16, bf16=True), reason="this CPU or build has no AVX512-BF16 kernels"
 )
 needs_float_native = pytest.mark.skipif(
-    not _core.native_net_supported(16, bf16=False), reason="this CPU or build has no AVX-512 kernels"
+    not _core.native_net_supported(16, bf16=False), reason="this build has no kernels for heads of width 16"
 )
 
 
@@ -91,6 +95,37 @@ def test_native_forward_in_float32_matches_the_torch_network_to_float_rounding(n
     np.testing.assert_allclose(native[2], want[2], atol=1e-3)  # floors, up to tens
     np.testing.assert_allclose(native[3], want[3], atol=1e-4)
     np.testing.assert_allclose(native[4], want[4], atol=1e-4)  # the value error
+
+
+FLOAT_PARITY = """
+import sys
+import numpy as np
+from popucom import _core
+sys.path.insert(0, {tests!r})
+from test_native_forward import perturbed_net, probabilities, reference
+from popucom.data.positions import random_features
+from popucom.nn.native import NativeForward
+net = perturbed_net("small")
+x = random_features(13, seed=8, komi_range=5)
+native, want = list(NativeForward(net, threads=2, bf16=False)(x)), list(reference(net, x))
+native[0], want[0] = probabilities(native[0]), probabilities(want[0])
+print(_core.cpu_level(), max(float(np.abs(a - b).max()) for a, b in zip(native, want)))
+"""
+
+
+@pytest.mark.parametrize("cap", ["baseline", "avx2", "avx512"])
+def test_each_instruction_set_copy_of_the_float32_forward_matches_the_torch_network(cap: str) -> None:
+    """Every copy this CPU runs, taken by capping the kernels' level (POPUCOM_CPU_ISA) in a
+    process of its own (the level is read once)."""
+    if _core.CPU_LEVELS.index(_core.detected_cpu_level()) < _core.CPU_LEVELS.index(cap):
+        pytest.skip(f"this CPU or build runs no {cap} kernels")
+    code = FLOAT_PARITY.format(tests=str(Path(__file__).parent))
+    env = {**os.environ, _core.CPU_ISA_ENV: cap}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    level, error = done.stdout.split()
+    assert level == cap
+    assert float(error) < 1e-3  # float rounding of sums in another order; floors reach tens
 
 
 @needs_native
