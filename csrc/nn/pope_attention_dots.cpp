@@ -7,13 +7,14 @@
 // for AVX512-BF16; callers take it where pope_attention_bf16_dots_apply says the CPU has it.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 #include <limits>
 
 #include "immintrin_quiet.h"
 #include "isa_kernels.h"
 #include "pope_attention.h"
 #include "pope_attention_loop.h"
-#include "vector_math.h"
 
 namespace popucom {
 namespace nn {
@@ -24,11 +25,29 @@ bool pope_attention_bf16_dots_apply(int head_dim) {
   return cpu_has_avx512_bf16() && head_dim % 16 == 0 && pope_attention_supports(head_dim);
 }
 
+#else  // no AVX512-BF16 build: the float32 products always
+
+bool pope_attention_bf16_dots_apply(int) { return false; }
+
+bool pope_attention_bf16_dots(const Bf16*, const float*, std::size_t, int, int, Bf16*) { return false; }
+
+#endif
+
+}  // namespace nn
+}  // namespace popucom
+
+#ifdef POPUCOM_HAVE_X86_KERNELS
+
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")
-// vector_math.h's templates, defined above at the build's level, pass 16-lane vectors; they
-// are inlined here, so no call changes the ABI that -Wpsabi warns of.
+// vector_math.h's templates must be defined under the pragma: GCC lowers a function's
+// vectors to its own target's registers before it inlines the function into a caller of
+// another. They pass 16-lane vectors, inlined, so no call changes the ABI -Wpsabi warns of.
+#include "vector_math.h"
 #pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace popucom {
+namespace nn {
 
 namespace {
 
@@ -176,15 +195,9 @@ bool pope_attention_bf16_dots(const Bf16* qkv, const float* tables, std::size_t 
   }
 }
 
-#pragma GCC pop_options
-
-#else  // no AVX512-BF16 build: the float32 products always
-
-bool pope_attention_bf16_dots_apply(int) { return false; }
-
-bool pope_attention_bf16_dots(const Bf16*, const float*, std::size_t, int, int, Bf16*) { return false; }
-
-#endif
-
 }  // namespace nn
 }  // namespace popucom
+
+#pragma GCC pop_options
+
+#endif

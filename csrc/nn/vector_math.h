@@ -22,13 +22,14 @@
 
 #define POPUCOM_VECTOR_INLINE __attribute__((always_inline)) inline
 
-// The kernels are built with -ffast-math, whose reassociation would fold a two-part constant
-// back into one (x - n a - n b into x - n (a + b)) and lose the digits the split keeps:
-// GCC keeps a sum's order behind __builtin_assoc_barrier, Clang in a block that says so.
+// Under -ffast-math, reassociation would fold a two-part constant back into one
+// (x - n a - n b into x - n (a + b)) and lose the digits the split keeps: GCC keeps a sum's
+// order behind __builtin_assoc_barrier (which it splits into lanes and rebuilds, so only
+// where fast-math asks for it), Clang in a block that says so.
 #if defined(__clang__)
 #define POPUCOM_KEEP_SUM_ORDER _Pragma("clang fp reassociate(off)")
 #define POPUCOM_ASSOCIATION_BARRIER(x) (x)
-#elif defined(__GNUC__) && __GNUC__ >= 12
+#elif defined(__GNUC__) && __GNUC__ >= 12 && defined(__FAST_MATH__)
 #define POPUCOM_KEEP_SUM_ORDER
 #define POPUCOM_ASSOCIATION_BARRIER(x) __builtin_assoc_barrier(x)
 #else
@@ -75,11 +76,17 @@ POPUCOM_VECTOR_INLINE void store_lanes(float* to, V v) {
   std::memcpy(to, &v, sizeof v);
 }
 
-// mask ? yes : no lane by lane, as bits (a vector ?: is not in every compiler's C++).
+// mask ? yes : no lane by lane. GCC's vector ?: becomes one blend (a masked move on
+// AVX-512, where the bitwise form costs a mask-to-vector move and three logic operations);
+// other compilers get the bits.
 template <typename V>
 POPUCOM_VECTOR_INLINE V select(MaskOf<V> mask, V yes, V no) {
+#if defined(__GNUC__) && !defined(__clang__)
+  return mask ? yes : no;
+#else
   using M = MaskOf<V>;
   return (V)((mask & (M)yes) | (~mask & (M)no));
+#endif
 }
 
 template <typename V>

@@ -1,6 +1,6 @@
 // The vector exp, softplus and GELU (vector_math.h) against double-precision libm over their
 // whole input ranges, in each width and instruction set the kernels compile them for.
-// This file is built with -ffast-math like the kernels that use them (CMakeLists.txt).
+// Built as the kernels that use them are, without -ffast-math (CMakeLists.txt).
 #include "vector_math.h"
 
 #include <cmath>
