@@ -21,10 +21,12 @@ Candidates, interleaved round by round so that load from other processes hits al
   native         the whole network in one C++ call (the native backend), bf16 products and dots,
                  pieces of 8 positions on `threads` threads: what `auto` runs a checkpoint on
                  where the CPU has AVX512-BF16
-  native_fp32    the same in float32 (AVX-512): `auto` where the CPU has AVX-512 but not
-                 AVX512-BF16, or with POPUCOM_CPU_MATMUL=fp32
+  native_fp32    the same in float32, on the widest kernels the CPU runs (AVX-512, AVX2/FMA or
+                 the build's own level, as $POPUCOM_CPU_ISA caps them): `auto` where the CPU
+                 has no AVX512-BF16, or with POPUCOM_CPU_MATMUL=fp32
   openvino       OpenVINO on the exported model, fp32, one stream of `threads` threads (the
-                 openvino backend): `auto` on a CPU without AVX-512; only where it is installed
+                 openvino backend): `auto` for a network the native forward does not serve;
+                 only where it is installed
   onnx_fp32      ONNX Runtime, ORT_ENABLE_ALL
   onnx_int8      the same model after onnxruntime's dynamic int8 quantisation (weights int8,
                  activations quantised per call)

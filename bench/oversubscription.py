@@ -18,7 +18,7 @@ Paths:
            OpenMP team of torch's libgomp below 64 positions, worker threads of one torch thread
            each from 64 on; popucom.infer.torch_backend), and what training runs on
   auto     load_evaluator's choice for the checkpoint on this CPU (popucom.infer.choice: the native
-           forward where the CPU has AVX-512, else OpenVINO on the .onnx beside it)
+           forward for a network it serves, else OpenVINO on the .onnx beside it)
   native, openvino, onnx  that backend of load_evaluator (the exported ones on the .onnx beside)
 Policies (the environment of the measuring processes; libgomp reads it once, when torch loads):
   default  the environment as given: popucom's own choice (popucom.cpu_load, popucom.infer.threads:

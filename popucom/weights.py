@@ -137,8 +137,8 @@ def newest_model(folder: str | Path | None = None, preset: str | None = None) ->
 
 def newest_for_cpu(folder: str | Path | None = None) -> Path | None:
     """The newest shipped model in the form from which `auto` reaches the fastest CPU path: its
-    checkpoint, which runs native where the CPU has AVX-512 and OpenVINO on the ONNX model
-    beside it elsewhere (popucom.infer.choice), else the ONNX model."""
+    checkpoint, which runs native (and OpenVINO on the ONNX model beside it for a network the
+    native forward does not serve; popucom.infer.choice), else the ONNX model."""
     model = newest_model(folder)
     if model is None:
         return None

@@ -11,9 +11,9 @@ The same checkpoint twice, through two of these paths (--pair A B, B is the one 
                  (AVX512-BF16; csrc/nn/pope_attention_dots.cpp), through torch
   native         the same arithmetic as the whole network in one C++ call (the native backend):
                  what `auto` runs where the CPU has AVX512-BF16
-  native-fp32    the native backend in fp32 products (AVX-512)
+  native-fp32    the native backend in fp32 products (every CPU: its widest kernels)
   openvino       the openvino backend (fp32) on the checkpoint exported to ONNX: what `auto` runs
-                 on a CPU without AVX-512
+                 for a network the native forward does not serve
 Reported:
   speed   network evaluations/s of each at batch 16, 32 and 192 on `threads` threads (the two
           interleaved round by round, medians of `repeats`), and their ratio;

@@ -7,7 +7,7 @@
     load_evaluator("engines/abc-trt10-H200-fp16-b1024.plan")  # a built TensorRT plan
 
 Backends: `onnx` (ONNX Runtime), `openvino` (OpenVINO, CPU) and `trt` (TensorRT, GPU) run
-exported models; `torch` (PyTorch) and `native` (the whole network in C++, CPUs with AVX-512)
+exported models; `torch` (PyTorch) and `native` (the whole network in C++, every CPU)
 run training checkpoints. The kind of file is told by its suffix (.onnx; .pt/.pth;
 .plan/.engine); `backend` "auto" picks the fastest one available for it by the measured rule
 of popucom.infer.choice: for a checkpoint on the CPU native where it runs, else OpenVINO on the

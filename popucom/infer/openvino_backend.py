@@ -1,7 +1,8 @@
 """OpenVINO evaluator: an exported model (.onnx) on the CPU through Intel's OpenVINO runtime.
 
-On a CPU without AVX-512 this is the fastest path we have, well ahead of torch eager fp32 and
-ONNX Runtime (docs/benchmarks.md, "Inference backends"). OpenVINO picks its kernels
+For a network the native forward does not serve, and for an exported model, this is the fastest
+CPU path we have, well ahead of torch eager fp32 and ONNX Runtime (docs/benchmarks.md,
+"Inference backends"). OpenVINO picks its kernels
 for the CPU it finds (oneDNN's brgemm, MLAS, its own JIT code), on x86-64 and ARM alike.
 
 Settings, all explicit so that the numbers do not move with OpenVINO's defaults or the CPU:

@@ -17,7 +17,7 @@ many of them as an AdaptiveBudget gives (popucom.infer.threads): the budget on a
 fewer while other processes keep cores busy, where torch's threads would wait on each other at
 every operator. The process-wide budget is back after each call.
 
-The native forward (the whole network in one C++ call, CPUs with AVX-512) is a backend of its
+The native forward (the whole network in one C++ call, every CPU) is a backend of its
 own (native_backend.py), which `auto` picks where it runs: this backend is always torch.
 """
 

@@ -42,7 +42,7 @@ def refusal(load, path) -> str | None:
 
 
 # What `auto` meets on other machines: no openvino (exported models run on ONNX Runtime), and a
-# CPU without AVX-512 (checkpoints run on torch, or OpenVINO on the model beside them).
+# CPU without AVX-512 (checkpoints run on the native forward's AVX2 kernels).
 MACHINES = {
     "here": None,
     "no_openvino": Machine(cpu_level="avx2", openvino=False),

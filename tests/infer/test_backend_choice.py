@@ -1,5 +1,5 @@
 """What `auto` picks (popucom.infer.choice) for each kind of model and machine, the factory
-loading that choice, and the native backend's refusal on a CPU without AVX-512."""
+loading that choice, and the native backend on a CPU capped below AVX-512."""
 
 import importlib.util
 import logging
