@@ -2,8 +2,9 @@
 // $POPUCOM_CPU_ISA, so that the path of a CPU without AVX-512 (most laptops, every ARM machine)
 // runs and is tested on one that has it: POPUCOM_CPU_ISA=avx2 on an AVX-512 machine takes the
 // AVX2 machine's path through every kernel that asks here (the native forward, the packed
-// products, the attention's bf16 dot products). The per-ISA copies of per_isa.h are picked by
-// the loader and do not ask; the baseline-only build (POPUCOM_BASELINE_ONLY) has none of them.
+// products, the float32 attention, the attention's bf16 dot products). The per-ISA copies of
+// per_isa.h (depth mix, mHC) are picked by the loader and do not ask; the baseline-only build
+// (POPUCOM_BASELINE_ONLY) has none of them.
 #ifndef POPUCOM_NN_CPU_LEVEL_H_
 #define POPUCOM_NN_CPU_LEVEL_H_
 
