@@ -253,7 +253,7 @@ class SearchParams:
     """
     Search settings (see csrc/search/params.h for units).
     """
-    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale', 'uncertainty_weighting', 'uncertainty_floor']
+    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'endgame_try_plies', 'endgame_try_seconds', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale', 'uncertainty_weighting', 'uncertainty_floor']
     def __init__(self) -> None:
         ...
     def __repr__(self) -> str:
@@ -301,6 +301,22 @@ class SearchParams:
         """
     @endgame_solve_plies.setter
     def endgame_solve_plies(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def endgame_try_plies(self) -> int:
+        """
+        beyond endgame_solve_plies and up to this many plies left, the move to play is chosen the same way if the solver proves it within endgame_try_seconds (and the node budget); else the search's choice stands (off at 0 or with endgame_solve_plies 0)
+        """
+    @endgame_try_plies.setter
+    def endgame_try_plies(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def endgame_try_seconds(self) -> float:
+        """
+        wall time a move's endgame try (endgame_try_plies) may take, beside the search's own deadline (0: no try)
+        """
+    @endgame_try_seconds.setter
+    def endgame_try_seconds(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
     @property
     def forced_playouts_k(self) -> float:
@@ -491,6 +507,14 @@ class MultiSearch:
         """
         Indices of the games whose search has reached its target (or whose game is over).
         """
+    def endgame_nodes(self, game: typing.SupportsInt | typing.SupportsIndex) -> int:
+        """
+        Positions the endgame choice has visited for this game's tree so far.
+        """
+    def endgame_table_bytes(self, game: typing.SupportsInt | typing.SupportsIndex) -> int:
+        """
+        The bytes the game's kept solver table holds now (0 without one).
+        """
     def expire_deadline(self) -> None:
         """
         Ends the exact solves now, from any thread, even while another thread is inside gather or choose_move: they give up within a fraction of a millisecond. set_deadline() sets a new one.
@@ -498,6 +522,10 @@ class MultiSearch:
     def gather(self, out: numpy.ndarray) -> int:
         """
         Advances every unfinished tree to its next leaves and encodes them into out[:n]; returns n. The GIL is released.
+        """
+    def keep_endgame_table(self, game: typing.SupportsInt | typing.SupportsIndex, megabytes: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        """
+        One exact-solver table for the game's whole session, at most `megabytes` (0: none, each move's endgame choice solves with a table of its own): the endgame choice of every move and the leaf solves share it, play() keeps it and reset() empties it.
         """
     def move_infos(self, game: typing.SupportsInt | typing.SupportsIndex, pv_length: typing.SupportsInt | typing.SupportsIndex = 10) -> list:
         """

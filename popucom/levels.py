@@ -11,8 +11,8 @@ the play default: `best` at the engine's default visits.
 shipped versions (random = 0), measured by `python -m popucom.experiments.levels`
 (docs/play_settings.md, "Difficulty levels"); the table is ordered by it. `best` moves on when
 a version ships, so `strongest` is measured again then (the other levels name their versions
-and the exact-endgame horizon they were rated with, 6 plies, so that a new play default leaves
-them as rated; `strongest` was rated at 6 and now plays exactly from 9).
+and the exact-endgame horizon they were rated with, 6 plies and no tries further out, so that
+a new play default leaves them as rated; `strongest` was rated at 6 and now plays exactly from 9).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "casual",
-        "popucom-small-v1@visits=8,endgame_solve_plies=6",
+        "popucom-small-v1@visits=8,endgame_solve_plies=6,endgame_try_plies=0",
         1340,
         "the first shipped model at 8 visits, its first 10 plies sampled",
         temperature=1.0,
@@ -98,7 +98,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "intermediate",
-        "popucom-small-v2@visits=8,endgame_solve_plies=6",
+        "popucom-small-v2@visits=8,endgame_solve_plies=6,endgame_try_plies=0",
         1468,
         "the second shipped model at 8 visits, its first 8 plies sampled",
         temperature=1.0,
@@ -106,7 +106,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "advanced",
-        "popucom-small-v4@visits=16,endgame_solve_plies=6",
+        "popucom-small-v4@visits=16,endgame_solve_plies=6,endgame_try_plies=0",
         1633,
         "the fourth shipped model at 16 visits, its first 8 plies sampled",
         temperature=1.0,
@@ -114,7 +114,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "expert",
-        "popucom-small-v11@visits=16,endgame_solve_plies=6",
+        "popucom-small-v11@visits=16,endgame_solve_plies=6,endgame_try_plies=0",
         1848,
         "the eleventh shipped model at 16 visits, its first 8 plies sampled at half temperature",
         temperature=0.5,

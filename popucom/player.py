@@ -21,7 +21,7 @@ from . import _core
 from .infer.contract import Evaluator
 from .player_spec import DEFAULT_VISITS, PlayerSpec, load_evaluator
 from .search.batched import BatchedSearch
-from .search.game_search import GameSearch
+from .search.game_search import DEFAULT_ENDGAME_TABLE_MB, GameSearch
 
 MAX_TEMPERATURE = 10.0  # p ~ N^(1/T) is all but uniform over the searched moves well before this
 
@@ -120,9 +120,11 @@ class Player:
             raise ValueError(f"player {self.name} is a model: search with a session or many_games")
         return self.bot.select_move(position)
 
-    def session(self, threads: int = 1, cache_mb: float = 64.0) -> GameSearch:
-        """A search of one game that keeps its tree (the engine's, the GUI's); threads are C++
-        tree-work threads, the network keeps its own budget."""
+    def session(
+        self, threads: int = 1, cache_mb: float = 64.0, endgame_table_mb: float = DEFAULT_ENDGAME_TABLE_MB
+    ) -> GameSearch:
+        """A search of one game that keeps its tree and its exact solver's table (the engine's,
+        the GUI's); threads are C++ tree-work threads, the network keeps its own budget."""
         if self.evaluator is None:
             raise ValueError(f"player {self.name} is a bot: it has no search")
         return GameSearch(
@@ -132,6 +134,7 @@ class Player:
             threads=threads,
             leaves_per_step=self.leaves_per_step,
             seed=self.seed,
+            endgame_table_mb=endgame_table_mb,
         )
 
     def many_games(self, num_games: int, cache_mb: float = 32.0) -> BatchedSearch:

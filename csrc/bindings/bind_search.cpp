@@ -277,7 +277,30 @@ void def_multi_search_results(PyMultiSearch& cls) {
           py::arg("game"), py::arg("move"), "Plays a move in a game, keeping the searched subtree.")
       .def(
           "num_nodes", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).num_nodes(); },
-          py::arg("game"));
+          py::arg("game"))
+      .def(
+          "keep_endgame_table",
+          [](MultiSearch& ms, int g, double megabytes) {
+            SearchTree& tree = ms.tree(checked_game(ms, g));
+            const double most = static_cast<double>(SearchTree::MAX_ENDGAME_TABLE_BYTES) / (1 << 20);
+            if (!(megabytes >= 0 && megabytes <= most))
+              throw std::invalid_argument("keep_endgame_table: megabytes must be a number in [0, " +
+                                          std::to_string(static_cast<int>(most)) + "], got " +
+                                          std::to_string(megabytes));
+            idle(ms);
+            tree.keep_endgame_table(static_cast<size_t>(megabytes * (1 << 20)));
+          },
+          py::arg("game"), py::arg("megabytes"),
+          "One exact-solver table for the game's whole session, at most `megabytes` (0: none, each move's endgame "
+          "choice solves with a table of its own): the endgame choice of every move and the leaf solves share it, "
+          "play() keeps it and reset() empties it.")
+      .def(
+          "endgame_table_bytes",
+          [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).endgame_table_bytes(); },
+          py::arg("game"), "The bytes the game's kept solver table holds now (0 without one).")
+      .def(
+          "endgame_nodes", [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).endgame_nodes(); },
+          py::arg("game"), "Positions the endgame choice has visited for this game's tree so far.");
 }
 
 // How one game's next search treats its root (RootMode).

@@ -36,6 +36,12 @@
   X(int, endgame_solve_max_nodes, 50000000, 1, 500000000,                                                             \
     "positions the endgame solver may visit per move, the last ply's included (3-4 CPU s; at most ~40 s); past "      \
     "it the search's choice stands unless a move was proven better first")                                            \
+  X(int, endgame_try_plies, 12, 0, MAX_GAME_PLIES,                                                                    \
+    "beyond endgame_solve_plies and up to this many plies left, the move to play is chosen the same way if the "      \
+    "solver proves it within endgame_try_seconds (and the node budget); else the search's choice stands (off at 0 "   \
+    "or with endgame_solve_plies 0)")                                                                                 \
+  X(double, endgame_try_seconds, 0.5, 0, 60,                                                                          \
+    "wall time a move's endgame try (endgame_try_plies) may take, beside the search's own deadline (0: no try)")      \
   X(int, leaf_solve_plies, 0, 0, MAX_GAME_PLIES,                                                                      \
     "a new leaf (not the root) with at most this many plies left is solved exactly instead of evaluated: its "        \
     "result and margin under best play, a terminal node from then on (0: off)")                                       \

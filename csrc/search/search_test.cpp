@@ -913,3 +913,97 @@ TEST(search, a_negative_or_nan_value_error_is_refused_before_any_tree_changes) {
   const RootStats after = ms.tree(0).root_stats();
   CHECK_EQ(after.weight, before.weight + (after.visits - before.visits) * (1.0 / params.uncertainty_floor));
 }
+
+namespace {
+
+// A random game's unfinished position `plies` from the end.
+Position unfinished_endgame(int plies, Rng& rng) {
+  for (;;)
+    if (const Position p = random_endgame(plies, rng); !p.is_terminal()) return p;
+}
+
+int best_exact_value(const Position& p) { return solve(p, MAX_GAME_PLIES); }
+int exact_value_of(const Position& p, int move) {
+  return value_after(p, move, [](const Position& next) { return solve(next, MAX_GAME_PLIES); });
+}
+
+}  // namespace
+
+TEST(search, a_table_kept_across_the_game_plays_exactly_as_one_table_a_move) {
+  // Two sessions follow the same games from 10 plies out (a few visits a
+  // move, the same seed): one keeps its solver table across moves, one solves
+  // each move afresh. Both play a move with the best exact value at every
+  // position within the horizon; the kept table asks the solver for less;
+  // a jump (reset) empties it.
+  Rng rng(41);
+  SearchParams params;
+  params.endgame_solve_plies = 8;
+  params.endgame_try_plies = 0;
+  uint64_t kept_nodes = 0, fresh_nodes = 0;
+  for (int game = 0; game < 6; ++game) {
+    const Position start = unfinished_endgame(10, rng);
+    SearchTree kept(params, 5), fresh(params, 5);
+    kept.keep_endgame_table(size_t{8} << 20);
+    kept.reset(start);
+    fresh.reset(start);
+    while (!kept.root_is_terminal()) {
+      const Position& p = kept.root_position();
+      search_serial(kept, 12, uniform_evaluation);
+      search_serial(fresh, 12, uniform_evaluation);
+      const int move = kept.choose_move(0), fresh_move = fresh.choose_move(0);
+      if (plies_left(p) <= params.endgame_solve_plies) {
+        CHECK_EQ(exact_value_of(p, move), best_exact_value(p));
+        CHECK_EQ(exact_value_of(p, fresh_move), best_exact_value(p));
+      }
+      kept.advance(move);
+      fresh.advance(move);
+    }
+    CHECK(kept.endgame_table_bytes() > 0);
+    CHECK(kept.endgame_table_bytes() <= size_t{8} << 20);
+    kept_nodes += kept.endgame_nodes();
+    fresh_nodes += fresh.endgame_nodes();
+    kept.reset(start);  // a jump: the table is emptied, its memory given back
+    CHECK_EQ(kept.endgame_table_bytes(), size_t{0});
+  }
+  CHECK(kept_nodes < fresh_nodes);
+}
+
+TEST(search, an_endgame_try_past_its_time_keeps_the_searched_choice_and_is_not_retried) {
+  // Twenty plies left: no try finishes in a millisecond, so the search's own
+  // choice stands, and asking again at the same root solves nothing more.
+  Rng rng(42);
+  const Position p = unfinished_endgame(20, rng);
+  SearchParams params;
+  params.endgame_solve_plies = 6;
+  params.endgame_try_plies = 20;
+  params.endgame_try_seconds = 0.001;
+  SearchParams plain_params = params;
+  plain_params.endgame_try_plies = 0;
+  SearchTree tried(params, 7), plain(plain_params, 7);
+  tried.reset(p);
+  plain.reset(p);
+  search_serial(tried, 40, uniform_evaluation);
+  search_serial(plain, 40, uniform_evaluation);
+  CHECK_EQ(tried.choose_move(0), plain.choose_move(0));
+  const uint64_t nodes = tried.endgame_nodes();
+  CHECK_EQ(tried.choose_move(0), plain.choose_move(0));
+  CHECK_EQ(tried.endgame_nodes(), nodes);
+  CHECK_EQ(plain.endgame_nodes(), uint64_t{0});
+}
+
+TEST(search, an_endgame_try_with_time_plays_the_best_exact_move) {
+  // Within the try's horizon and time, a short position is solved as within
+  // endgame_solve_plies.
+  Rng rng(43);
+  for (int i = 0; i < 4; ++i) {
+    const Position p = unfinished_endgame(5, rng);
+    SearchParams params;
+    params.endgame_solve_plies = 1;
+    params.endgame_try_plies = 5;
+    params.endgame_try_seconds = 30;
+    SearchTree tree(params, 9);
+    tree.reset(p);
+    search_serial(tree, 6, uniform_evaluation);
+    CHECK_EQ(exact_value_of(p, tree.choose_move(0)), best_exact_value(p));
+  }
+}

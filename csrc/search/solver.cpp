@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <climits>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -223,7 +225,27 @@ Solver::Children& Solver::frame(int plies) {
 bool Solver::past_deadline() {
   next_clock_check_ = nodes_ + CLOCK_CHECK_NODES;
   out_of_time_ = deadline_ != nullptr && deadline_->passed();
-  return out_of_time_;
+  return out_of_time_ || (has_time_limit_ && Deadline::Clock::now() >= time_limit_);
+}
+
+void Solver::set_time_limit_from_now(double seconds) {
+  seconds = seconds > 0 ? std::min(seconds, Deadline::MAX_SECONDS_AHEAD) : 0.0;
+  time_limit_ = Deadline::Clock::now() +
+                std::chrono::duration_cast<Deadline::Clock::duration>(std::chrono::duration<double>(seconds));
+  has_time_limit_ = true;
+}
+
+void Solver::clear() {
+  std::vector<Slot>().swap(slots_);
+  used_ = 0;
+  history_ = {};
+  for (auto& k : killers_) k = {NO_MOVE, NO_MOVE};
+}
+
+size_t Solver::slots_within(size_t bytes) {
+  size_t slots = MIN_SLOTS;
+  while (slots <= SIZE_MAX / 4 / sizeof(Slot) && 2 * slots * sizeof(Slot) <= bytes) slots *= 2;
+  return slots;
 }
 
 bool Solver::must_stop() {

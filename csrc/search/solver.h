@@ -64,8 +64,24 @@ class Solver {
   // Solves end unsolved once `deadline` has passed (nullptr: no deadline).
   // The Deadline must outlive the solves that poll it.
   void set_deadline(const Deadline* deadline) { deadline_ = deadline; }
-  // Whether the last solve that gave up did so at the deadline, not the budget.
+  // Solves end unsolved once `seconds` of wall time from now have passed, as
+  // when the budget runs out (a limit of the solver's own, beside the shared
+  // deadline; <= 0 or NaN: at once). clear_time_limit() lifts it.
+  void set_time_limit_from_now(double seconds);
+  void clear_time_limit() { has_time_limit_ = false; }
+  // Whether the last solve that gave up did so at the deadline, not the
+  // budget or the time limit.
   bool ran_out_of_time() const { return out_of_time_; }
+
+  // Forgets every entry and gives the table's memory back: what a new game
+  // or a jump elsewhere in a game needs (the entries stay true, but the
+  // positions they describe will not come again).
+  void clear();
+  // The bytes the table holds now; it never grows past max_table_bytes().
+  size_t table_bytes() const { return slots_.capacity() * sizeof(Slot); }
+  size_t max_table_bytes() const { return max_slots_ * sizeof(Slot); }
+  // The most slots a table of `bytes` holds (a power of two, at least MIN_SLOTS).
+  static size_t slots_within(size_t bytes);
 
   // Positions between two reads of the clock: a few microseconds of work.
   static constexpr uint64_t CLOCK_CHECK_NODES = 4096;
@@ -94,7 +110,8 @@ class Solver {
   void grow();
 
   // Whether a solve must give up now: past the node budget, or (read every
-  // CLOCK_CHECK_NODES positions, and at each solve's root) past the deadline.
+  // CLOCK_CHECK_NODES positions, and at each solve's root) past the deadline
+  // or the time limit.
   bool must_stop();
   bool past_deadline();
   int negamax(const Position& p, int alpha, int beta);
@@ -126,6 +143,8 @@ class Solver {
   size_t max_slots_;
   uint64_t nodes_ = 0;
   const Deadline* deadline_ = nullptr;
+  bool has_time_limit_ = false;
+  Deadline::Clock::time_point time_limit_;
   uint64_t next_clock_check_ = 0;
   bool out_of_time_ = false;
   std::vector<Slot> slots_;

@@ -303,3 +303,61 @@ TEST(solver, past_a_cleared_deadline_it_solves_again_and_the_budget_is_no_timeou
   CHECK(!starved.solve(played_to(12, false, rng), &value));
   CHECK(!starved.ran_out_of_time());
 }
+
+TEST(solver, a_time_limit_ends_a_solve_like_its_budget) {
+  Rng rng(11);
+  const Position p = played_to(30, false, rng);
+  Solver solver;
+  solver.set_time_limit_from_now(0.02);
+  const auto start = Deadline::Clock::now();
+  int value = 9;
+  CHECK(!solver.solve(p, &value));
+  const double seconds = std::chrono::duration<double>(Deadline::Clock::now() - start).count();
+  CHECK_EQ(value, 9);
+  CHECK(!solver.ran_out_of_time());  // the solver's own limit: given up, as past its budget
+  CHECK(seconds < 5.0);
+  solver.clear_time_limit();
+  const Position near = played_to(4, false, rng);
+  CHECK(solver.solve(near, &value));
+  CHECK_EQ(value, reference_value(near));
+}
+
+TEST(solver, a_table_kept_across_a_game_gives_the_values_of_fresh_ones) {
+  // One solver follows each game from 7 plies out to the end, solving every
+  // position on the way and a sibling of each (what a session's endgame
+  // choices ask): every value is a fresh solver's, and so is every outcome.
+  for (const Position& start : test_positions(7, 8, 300)) {
+    Solver kept;
+    Rng rng(start.hash());
+    for (Position p = start; !p.is_terminal();) {
+      int value = 9;
+      CHECK(kept.solve(p, &value));
+      Solver fresh;
+      int fresh_value = 8;
+      CHECK(fresh.solve(p, &fresh_value));
+      CHECK_EQ(value, fresh_value);
+      ExactOutcome outcome, fresh_outcome;
+      CHECK(kept.solve_outcome(p, &outcome));
+      CHECK(Solver().solve_outcome(p, &fresh_outcome));
+      CHECK_EQ(outcome.value, fresh_outcome.value);
+      CHECK_EQ(outcome.margin, fresh_outcome.margin);
+      p.play_unchecked(random_move(p, rng));
+    }
+    kept.clear();
+    CHECK_EQ(kept.table_bytes(), size_t{0});
+  }
+}
+
+TEST(solver, a_bounded_table_stays_within_its_bytes_and_stays_exact) {
+  const size_t bytes = size_t{1} << 16;  // a few thousand entries: full long before the solves end
+  Solver small(UINT64_MAX, Solver::slots_within(bytes));
+  CHECK(small.max_table_bytes() <= bytes);
+  CHECK(Solver::slots_within(0) == Solver::MIN_SLOTS);
+  for (const Position& p : test_positions(6, 8, 301)) {
+    int value = 9;
+    CHECK(small.solve(p, &value));
+    CHECK_EQ(value, reference_value(p));
+    CHECK(small.table_bytes() <= small.max_table_bytes());
+  }
+  CHECK(small.nodes() > 4 * Solver::MIN_SLOTS);  // it did have to replace entries
+}

@@ -29,6 +29,7 @@ SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(para
 void SearchTree::reset(const Position& root) {
   root_position_ = root;
   forget_endgame();
+  if (kept_solver_) kept_solver_->clear();
   // A tree of a long analysis gives its memory back; a small one (self-play,
   // the arena: a fresh tree each move) keeps its arrays for the next search.
   if (reserved_bytes() > KEPT_BYTES) {
@@ -41,6 +42,15 @@ void SearchTree::reset(const Position& root) {
   root_noisy_ = false;
   raw_root_priors_.clear();
   gumbel_ready_ = false;
+}
+
+void SearchTree::keep_endgame_table(size_t max_bytes) {
+  if (max_bytes == 0) {
+    kept_solver_.reset();
+    return;
+  }
+  kept_solver_ = std::make_unique<Solver>(0, Solver::slots_within(max_bytes));
+  kept_solver_->set_deadline(deadline_);
 }
 
 void SearchTree::set_root_mode(const RootMode& mode) {
@@ -243,9 +253,10 @@ double SearchTree::evaluation_weight(const Evaluation& eval) const {
 
 bool SearchTree::solve_leaf(const Position& position, Node* node) {
   if (plies_left(position) > params_.leaf_solve_plies) return false;
-  leaf_solver_.set_budget_from_now(static_cast<uint64_t>(std::max(params_.leaf_solve_max_nodes, 1)));
+  Solver& solver = leaf_solver();
+  solver.set_budget_from_now(static_cast<uint64_t>(std::max(params_.leaf_solve_max_nodes, 1)));
   ExactOutcome exact;
-  if (!leaf_solver_.solve_outcome(position, &exact)) return false;
+  if (!solver.solve_outcome(position, &exact)) return false;
   node->state = NodeState::TERMINAL;
   node->terminal_value = static_cast<float>(exact.value);
   node->terminal_score = static_cast<float>(exact.margin);
@@ -344,7 +355,7 @@ int SearchTree::lcb_choice(const std::vector<double>& visits, int most_visited) 
   return best;
 }
 
-int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) const {
+int SearchTree::endgame_choice(const std::vector<double>& visits, int choice, bool try_only) const {
   // Only whether a move keeps the root's exact value matters, not each move's
   // own value, and the search's favourites usually do: ask of `choice`, then
   // of the other moves most visited first, "does it win?", and when none
@@ -361,11 +372,17 @@ int SearchTree::endgame_choice(const std::vector<double>& visits, int choice) co
   const auto at_choice = std::find(order.begin(), order.end(), choice);
   std::rotate(order.begin(), at_choice, at_choice + 1);
   // mutable_params() may have set anything; a budget is at least one position.
-  Solver solver(static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1)));
+  const auto budget = static_cast<uint64_t>(std::max(params_.endgame_solve_max_nodes, 1));
+  Solver own(0);
+  Solver& solver = kept_solver_ ? *kept_solver_ : own;
+  solver.set_budget_from_now(budget);
   solver.set_deadline(deadline_);
+  if (try_only) solver.set_time_limit_from_now(params_.endgame_try_seconds);
+  const uint64_t before = solver.nodes();
   int found = first_proven(order, endgame_wins_, 0, solver);
   if (found == NO_MOVE_PROVEN) found = first_proven(order, endgame_draws_, 1, solver);
-  endgame_nodes_ += solver.nodes();
+  solver.clear_time_limit();
+  endgame_nodes_ += solver.nodes() - before;
   return found >= 0 ? found : choice;  // every move loses, or past the budget
 }
 
@@ -583,7 +600,12 @@ int SearchTree::choose_move(double temperature) {
   int choice = searched_choice(visits, temperature);
   // At any temperature: a move sampled for variety must not throw away an
   // exact result, or every value target of the game learns the blunder.
-  if (plies_left(root_position_) <= params_.endgame_solve_plies) choice = endgame_choice(visits, choice);
+  const int plies = plies_left(root_position_);
+  if (plies <= params_.endgame_solve_plies) {
+    choice = endgame_choice(visits, choice, false);
+  } else if (params_.endgame_solve_plies > 0 && plies <= params_.endgame_try_plies && params_.endgame_try_seconds > 0) {
+    choice = endgame_choice(visits, choice, true);
+  }
   return edges_[root.first_edge + choice].move;
 }
 

@@ -19,7 +19,9 @@
 #define POPUCOM_SEARCH_TREE_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../core/random.h"
@@ -151,7 +153,18 @@ class SearchTree {
   void set_deadline(const Deadline* deadline) {
     deadline_ = deadline;
     leaf_solver_.set_deadline(deadline);
+    if (kept_solver_) kept_solver_->set_deadline(deadline);
   }
+  // Keeps one solver table for the whole game, at most `max_bytes` (0: none,
+  // the default): the endgame choice of every move and the leaf solves share
+  // it, so what was proven for one move is not searched again for the next.
+  // advance() keeps it; reset() (a new game, a jump) empties it. Without it
+  // each move's endgame choice has a table of its own, freed after the move:
+  // what a hundred trees of self-play need.
+  void keep_endgame_table(size_t max_bytes);
+  static constexpr size_t MAX_ENDGAME_TABLE_BYTES = size_t{8} << 30;
+  // The bytes the kept table holds now (0 without one).
+  size_t endgame_table_bytes() const { return kept_solver_ ? kept_solver_->table_bytes() : 0; }
   // Positions the endgame solver has visited for this tree so far (every root).
   uint64_t endgame_nodes() const { return endgame_nodes_; }
   // Switch uncertainty_weighting only on a fresh tree (reset): the sums made
@@ -189,7 +202,9 @@ class SearchTree {
   // most visited of those that have the best one; past endgame_solve_max_nodes
   // positions or past the deadline, `choice` unless a move proven better was
   // found first.
-  int endgame_choice(const std::vector<double>& visits, int choice) const;
+  // A try (beyond endgame_solve_plies) also ends at endgame_try_seconds, and
+  // then gives up at this root like past the budget.
+  int endgame_choice(const std::vector<double>& visits, int choice, bool try_only) const;
   enum class Proof : int8_t { UNKNOWN, YES, NO };
   static constexpr int NO_MOVE_PROVEN = -1, OUT_OF_BUDGET_MOVE = -2;
   // The first root edge of `order` proven to leave the opponent a value below
@@ -245,6 +260,10 @@ class SearchTree {
   // Leaves near the end share one table (sibling leaves share most of their
   // continuations), capped at 1 MB a tree: self-play keeps a hundred trees.
   Solver leaf_solver_{0, size_t{1} << 16};
+  // The game's table (keep_endgame_table), used instead of leaf_solver_ and
+  // a move's own table when set.
+  std::unique_ptr<Solver> kept_solver_;
+  Solver& leaf_solver() { return kept_solver_ ? *kept_solver_ : leaf_solver_; }
   void forget_endgame() {
     endgame_wins_.fill(Proof::UNKNOWN);
     endgame_draws_.fill(Proof::UNKNOWN);

@@ -19,7 +19,10 @@ position afresh (all of them searched at once from fresh trees, as the arena pla
 move is audited instead of the recorded one: the same positions for every setting compared, so
 the comparison is paired. Each replay reports its horizons and its CPU seconds per decision.
 --replays-only skips the audit of the recorded moves (its "horizons" are then empty), which at
-ten plies left takes seconds a position.
+ten plies left takes seconds a position. With --sessions, each replay plays the last MAX_PLIES
+plies of every game as the GUI's AI does instead (a session per colour, told every move, its
+tree and its exact solver's table kept; --table-mb sets each replay's table), and reports its
+move times (median, 90th percentile, slowest) beside its horizons.
 
 With --play, A and B (arena player specs: best, model.pt@visits=N, uct:N, ...) first play G
 games (G/2 random openings of --openings-plies plies, each with both colours), appended to
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +45,7 @@ from popucom import _core
 from popucom.arena.match import GameRecord, append_records, make_openings, play_match, read_records, search_moves
 from popucom.arena.ratings import wilson_interval
 from popucom.benchmarks import machine_info
+from popucom.search.game_search import DEFAULT_ENDGAME_TABLE_MB
 
 if TYPE_CHECKING:
     from popucom.player import Player
@@ -163,6 +168,69 @@ def replay_audit(
     }
 
 
+def session_decisions(
+    records: list[GameRecord], horizons: list[int], player: str | None, replayer: Player, table_mb: float
+) -> tuple[dict[int, list[tuple[_core.Position, int]]], list[float]]:
+    """`replayer` playing each game's last MAX_PLIES plies as the GUI's AI does, once per
+    colour (PLAYER's colour only, if given): one session per colour follows the recorded game
+    (told every move, so its tree and its solver table are kept), searches each of its
+    positions in those plies and chooses its move there. Returns the chosen moves at the
+    positions of each horizon, and every decision's wall seconds."""
+    from tqdm import tqdm
+
+    sessions = [replayer.session(endgame_table_mb=table_mb) for _ in range(2)]
+    decided: dict[int, list[tuple[_core.Position, int]]] = {plies: [] for plies in horizons}
+    seconds = []
+    for record in tqdm(records, desc=f"{replayer.name} as the GUI's AI", unit="game", leave=False, dynamic_ncols=True):
+        for colour, session in zip((_core.Color.BLACK, _core.Color.WHITE), sessions):
+            mover = record.black if colour == _core.Color.BLACK else record.white
+            if player is not None and mover != player:
+                continue
+            game = _core.Game(record.komi)
+            session.set_position(game.position)  # a new game: a fresh tree and an empty table
+            for move in _core.parse_record(record.moves):
+                position = game.position
+                plies = sum(position.moves_left)
+                if position.to_move == colour and plies <= MAX_PLIES:
+                    start = time.perf_counter()
+                    chosen = session.move_to_play(session.search(visits=replayer.visits))
+                    seconds.append(time.perf_counter() - start)
+                    if plies in decided:
+                        decided[plies].append((position, chosen))
+                session.follow(position, move)
+                game.play(move)
+    return decided, seconds
+
+
+def session_audit(
+    records: list[GameRecord],
+    horizons: list[int],
+    player: str | None,
+    replayer: Player,
+    table_mb: float,
+    memo: Memo | None = None,
+) -> dict:
+    """The audit of the moves `replayer` chooses as the GUI's AI (session_decisions), at each
+    horizon, with its move times."""
+    decided, seconds = session_decisions(records, horizons, player, replayer, table_mb)
+    times = {}
+    if seconds:
+        times = {
+            "decisions": len(seconds),
+            "median_s": round(statistics.median(seconds), 4),
+            "p90_s": round(statistics.quantiles(seconds, n=10, method="inclusive")[-1], 4),
+            "max_s": round(max(seconds), 4),
+            "mean_s": round(statistics.mean(seconds), 4),
+        }
+    return {
+        "replay": replayer.name,
+        "sessions": True,
+        "endgame_table_mb": table_mb,
+        "horizons": [audit_moves(decided[plies], plies, memo) for plies in horizons],
+        "move_time": times,
+    }
+
+
 def play_games(a: str, b: str, games: int, opening_plies: int, threads: int, seed: int, out: Path) -> int:
     """Plays a against b from games/2 random openings (each with both colours), appending the
     records to `out`; returns how many."""
@@ -205,9 +273,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--replays-only", action="store_true", help="with --replay, skip the audit of the recorded moves (it is slow)"
     )
+    parser.add_argument(
+        "--sessions",
+        action="store_true",
+        help="with --replay, each replay plays the games' last plies as the GUI's AI (session_decisions)",
+    )
+    parser.add_argument(
+        "--table-mb",
+        type=float,
+        nargs="+",
+        metavar="MB",
+        help="with --sessions, each replay's kept solver table in MB (one per SPEC; default: the session's)",
+    )
     args = parser.parse_args(argv)
     if not all(1 <= n <= MAX_PLIES for n in args.plies):
         raise SystemExit(f"endgame_audit: --plies must be 1-{MAX_PLIES}")
+    table_mb = args.table_mb or [DEFAULT_ENDGAME_TABLE_MB] * len(args.replay)
+    if (args.sessions or args.table_mb) and not (args.sessions and args.replay and len(table_mb) == len(args.replay)):
+        raise SystemExit("endgame_audit: --sessions needs --replay, and --table-mb one value per SPEC")
     started = time.perf_counter()
     try:
         if args.play:
@@ -228,7 +311,12 @@ def main(argv: list[str] | None = None) -> None:
         "player": args.player,
         "games": len(records),
         "horizons": recorded,
-        "replays": [replay_audit(records, args.plies, args.player, r, memo) for r in replayers],
+        "replays": [
+            session_audit(records, args.plies, args.player, r, mb, memo)
+            if args.sessions
+            else replay_audit(records, args.plies, args.player, r, memo)
+            for r, mb in zip(replayers, table_mb)
+        ],
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(json.dumps(line | {"machine": machine_info()}))

@@ -17,10 +17,14 @@ tree (a new game, a jump) gives a big tree's memory back (SearchTree::reset). Th
 checked when given: visits in [1, MAX_VISITS] (popucom.limits), seconds finite,
 > 0 and at most a day; anything else is a ValueError before any search runs.
 
+The exact solver's table lives with the session (endgame_table_mb): play() and follow() keep
+it, so a move's endgame choice reuses what the solves of the earlier moves proved;
+set_position() to anything but a child and clear() empty it.
+
 Deadlines: the exact solves inside a search (leaf solves, the endgame choice of the move to
 play) share one deadline with it, so a `seconds` budget holds even with the largest solver
 budgets: the solves give up at the end of the budget, as when their node budgets run out.
-When the root is within endgame_solve_plies of the end, the tree search takes the first
+When the root is within endgame_solve_plies (or endgame_try_plies) of the end, the tree search takes the first
 ENDGAME_SEARCH_SHARE of the time and the endgame choice has the rest. stop() and interrupt()
 end a solve in progress at once: a stopped search answers with what it has, and what it had
 proven at that root is kept. After a timed or stopped search, choose_move() and result()
@@ -67,6 +71,9 @@ SINGLE_GAME_LEAVES_PER_STEP = 16  # one tree, so the batch is its own leaves (vi
 # slack of the arrays that hold them, rounded up so that tree_mb errs toward less memory.
 TREE_BYTES_PER_NODE = 1024
 DEFAULT_TREE_MB = 256.0  # about 260,000 nodes: minutes of analysis on a 2-core CPU
+# The solver's table kept across a game's moves: room for the proofs of its last dozen plies,
+# so a move's endgame choice finds what the previous ones proved.
+DEFAULT_ENDGAME_TABLE_MB = 256.0
 # Near the end a timed search leaves the rest of its time to the exact endgame choice, which
 # decides the move there; the tree's visits only order the moves it proves.
 ENDGAME_SEARCH_SHARE = 0.5
@@ -95,12 +102,14 @@ class GameSearch:
         pv_length: int = 10,
         max_ponder_visits: int = MAX_VISITS,
         tree_mb: float = DEFAULT_TREE_MB,
+        endgame_table_mb: float = DEFAULT_ENDGAME_TABLE_MB,
     ) -> None:
         """threads: C++ tree-work threads (the network's threads are the evaluator's own budget).
         leaves_per_step: leaves per network call (SINGLE_GAME_LEAVES_PER_STEP if None): one
         game's search needs several per call to batch at all, so params.leaves_per_game is
         replaced by it. tree_mb: the tree's memory, at which any search ends (the evaluation
-        cache's is cache_mb)."""
+        cache's is cache_mb). endgame_table_mb: the exact solver's table, kept for the whole
+        game (0: each move's endgame choice solves with a table of its own)."""
         if not (isinstance(tree_mb, (int, float)) and 0 < tree_mb < float("inf")):
             raise ValueError(f"tree_mb must be a positive number of megabytes, got {tree_mb!r}")
         params = params or _core.SearchParams()
@@ -117,6 +126,7 @@ class GameSearch:
         self._waiting = 0  # calls waiting for the tree: a running search yields to them
         self._threads: list[threading.Thread] = []  # background searches, started
         self._search_thread: threading.Thread | None = None  # the thread running a search, if any
+        self.driver.search.keep_endgame_table(0, endgame_table_mb)  # ValueError out of range
         self.driver.search.reset(0, _core.Position())
         self.resets = 0  # how many times the tree was thrown away (for tests and statistics)
         self.root_evaluations = True  # snapshots carry the network's root W/D/L (one extra call per search)
@@ -266,9 +276,14 @@ class GameSearch:
                 self._search_thread = outer
 
     def _endgame_choice_at_root(self) -> bool:
-        """Whether the move to play is chosen by the exact endgame solver (SearchParams)."""
+        """Whether the move to play is chosen, or tried, by the exact endgame solver
+        (SearchParams: endgame_solve_plies, endgame_try_plies)."""
         black, white = self.driver.search.position(0).moves_left
-        return black + white <= self.driver.params.endgame_solve_plies
+        params = self.driver.params
+        horizon = params.endgame_solve_plies
+        if horizon > 0 and params.endgame_try_seconds > 0:
+            horizon = max(horizon, params.endgame_try_plies)
+        return black + white <= horizon
 
     def _current(self, generation: int) -> bool:
         """Whether the search of `generation` may take another step."""

@@ -23,6 +23,8 @@ SELFPLAY_SEARCH: dict[str, float | int | bool] = {
     # A small share of the play default's budget, for a self-play move (the solver's rate:
     # docs/benchmarks.md, "Endgame solver"); past it the search's choice stands.
     "endgame_solve_max_nodes": 2_000_000,
+    # No timed tries further out: a self-play move's time is the whole batch's.
+    "endgame_try_plies": 0,
 }
 SETTING_CONTEXT = "self-play search setting"
 

@@ -133,3 +133,41 @@ def test_factory_loads_onnx_and_checkpoint(tmp_path) -> None:
         load_evaluator(ckpt, backend="onnx")
     with pytest.raises(ValueError, match="GPU"):
         load_evaluator(onnx_path, backend="trt", device="cpu")
+
+
+def _random_position(plies_left: int, seed: int) -> Position:
+    """A random game's unfinished position `plies_left` plies from the end."""
+    rng = np.random.default_rng(seed)
+    while True:
+        position = Position()
+        while sum(position.moves_left) > plies_left and not position.is_over:
+            position = position.play(int(rng.choice(position.legal_moves())))
+        if not position.is_over:
+            return position
+
+
+def test_the_solver_table_lives_with_the_game_and_a_jump_empties_it() -> None:
+    """The endgame choice's table is kept while the session follows the game (either side's
+    moves) and emptied by a jump; every move chosen near the end keeps the exact value."""
+    params = _core.SearchParams()
+    params.endgame_solve_plies, params.endgame_try_plies = 8, 0
+    gs = GameSearch(TinyEvaluator(), params, endgame_table_mb=4.0)
+    start = _random_position(10, seed=3)
+    gs.set_position(start)  # a new game
+    table = gs.driver.search.endgame_table_bytes
+    resets = gs.resets
+    while not gs.position.is_over:
+        before = gs.position
+        move = gs.move_to_play(gs.search(visits=8))
+        if sum(before.moves_left) <= 8:
+            value, move_values, _ = _core.solve_moves(before, 8)
+            assert move_values[move] == value
+            assert 0 < table(0) <= 4 * 2**20
+        gs.follow(before, move)
+    assert gs.resets == resets and table(0) > 0  # the whole game on one table
+    gs.set_position(start)  # a jump back: a fresh tree, an empty table
+    assert gs.resets == resets + 1 and table(0) == 0
+    assert GameSearch(TinyEvaluator(), endgame_table_mb=0).driver.search.endgame_table_bytes(0) == 0
+    for bad in (-1.0, float("nan"), 1e9):
+        with pytest.raises(ValueError, match="megabytes must be a number"):
+            GameSearch(TinyEvaluator(), endgame_table_mb=bad)
