@@ -253,7 +253,7 @@ class SearchParams:
     """
     Search settings (see csrc/search/params.h for units).
     """
-    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'endgame_try_plies', 'endgame_try_seconds', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale', 'uncertainty_weighting', 'uncertainty_floor']
+    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'endgame_try_plies', 'endgame_try_seconds', 'proven_backup', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale', 'uncertainty_weighting', 'uncertainty_floor']
     def __init__(self) -> None:
         ...
     def __repr__(self) -> str:
@@ -399,6 +399,14 @@ class SearchParams:
     def leaves_per_game(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     @property
+    def proven_backup(self) -> bool:
+        """
+        MCTS-solver: a node with a move proven to win, or with every move proven (game ends, solved leaves, proven nodes), is proven itself: backed up with its exact outcome and never searched below again; a move proven to lose is not visited while another is open, and a move proven to win is played
+        """
+    @proven_backup.setter
+    def proven_backup(self, arg0: bool) -> None:
+        ...
+    @property
     def root_fpu_reduction(self) -> float:
         """
         the same at the root (0: no reduction, as in self-play)
@@ -529,7 +537,7 @@ class MultiSearch:
         """
     def move_infos(self, game: typing.SupportsInt | typing.SupportsIndex, pv_length: typing.SupportsInt | typing.SupportsIndex = 10) -> list:
         """
-        Per root move: visits, utility, value, winrate, score, prior, lcb, pv; most visited first.
+        Per root move: visits, utility, value, winrate, score, prior, lcb, pv, and the exact value and margin the search proved for it (proven, exact_score; None when not proven); most visited first.
         """
     def num_nodes(self, game: typing.SupportsInt | typing.SupportsIndex) -> int:
         ...

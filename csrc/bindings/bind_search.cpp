@@ -34,6 +34,9 @@ py::dict move_stats_dict(const MoveStats& m) {
   d["prior"] = m.prior;
   d["lcb"] = m.lcb;
   d["pv"] = m.pv;
+  // The exact outcome the search proved for the move (proven_backup), else None.
+  d["proven"] = m.proven ? py::object(py::int_(m.exact_value)) : py::object(py::none());
+  d["exact_score"] = m.proven ? py::object(py::float_(m.exact_score)) : py::object(py::none());
   return d;
 }
 
@@ -245,7 +248,8 @@ void def_multi_search_results(PyMultiSearch& cls) {
             return out;
           },
           py::arg("game"), py::arg("pv_length") = 10,
-          "Per root move: visits, utility, value, winrate, score, prior, lcb, pv; most visited first.")
+          "Per root move: visits, utility, value, winrate, score, prior, lcb, pv, and the exact value and margin "
+          "the search proved for it (proven, exact_score; None when not proven); most visited first.")
       .def(
           "visit_counts",
           [](const MultiSearch& ms, int g) {

@@ -42,6 +42,10 @@
     "or with endgame_solve_plies 0)")                                                                                 \
   X(double, endgame_try_seconds, 0.5, 0, 60,                                                                          \
     "wall time a move's endgame try (endgame_try_plies) may take, beside the search's own deadline (0: no try)")      \
+  X(bool, proven_backup, true, 0, 1,                                                                                  \
+    "MCTS-solver: a node with a move proven to win, or with every move proven (game ends, solved leaves, proven "     \
+    "nodes), is proven itself: backed up with its exact outcome and never searched below again; a move proven to "    \
+    "lose is not visited while another is open, and a move proven to win is played")                                  \
   X(int, leaf_solve_plies, 0, 0, MAX_GAME_PLIES,                                                                      \
     "a new leaf (not the root) with at most this many plies left is solved exactly instead of evaluated: its "        \
     "result and margin under best play, a terminal node from then on (0: off)")                                       \

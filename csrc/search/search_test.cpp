@@ -1007,3 +1007,75 @@ TEST(search, an_endgame_try_with_time_plays_the_best_exact_move) {
     CHECK_EQ(exact_value_of(p, tree.choose_move(0)), best_exact_value(p));
   }
 }
+
+TEST(search, proofs_backed_up_in_the_tree_are_the_solvers_values) {
+  // Short endgames searched with a clueless evaluator until the tree holds
+  // proofs: every root move it proves has the solver's value and, when all
+  // its replies were proven, the solver's margin; a proven win is played even
+  // without the endgame solve; after a move the kept proofs still hold.
+  Rng rng(44);
+  int proven_moves = 0, wins_played = 0;
+  for (int game = 0; game < 12; ++game) {
+    const Position p = unfinished_endgame(3 + game % 3, rng);
+    SearchParams params;
+    params.endgame_solve_plies = 0;
+    SearchTree tree(params, 11);
+    tree.reset(p);
+    for (int moves = 0; moves < 2 && !tree.root_is_terminal(); ++moves) {
+      const Position& root = tree.root_position();
+      search_serial(tree, 3000, uniform_evaluation);
+      bool a_win = false;
+      for (const MoveStats& m : tree.move_stats(1)) {
+        if (!m.proven) continue;
+        ++proven_moves;
+        Position next = root;
+        next.play_unchecked(m.move);
+        CHECK_EQ(m.exact_value, -solve(next, MAX_GAME_PLIES));
+        a_win |= m.exact_value > 0;
+      }
+      const int move = tree.choose_move(0);
+      if (a_win) {
+        CHECK_EQ(exact_value_of(root, move), 1);
+        ++wins_played;
+      }
+      tree.advance(move);
+    }
+  }
+  CHECK(proven_moves > 50 && wins_played > 2);
+}
+
+TEST(search, a_proven_loss_is_not_searched_while_a_move_is_open) {
+  // Black's last move (endgame()): every move but c5 loses, proven so once
+  // White's winning reply (the game's end) is visited. With proofs the visits
+  // go to the move still open; without them PUCT keeps sampling the lost
+  // moves, which a network that has it backwards makes look won.
+  SearchParams params;
+  params.endgame_solve_plies = 0;
+  SearchParams off = params;
+  off.proven_backup = false;
+  SearchTree proving(params, 3), plain(off, 3);
+  proving.reset(endgame());
+  plain.reset(endgame());
+  // A network that gets every position backwards: the lost moves look won.
+  const auto backwards = [](const Position& p, Rng& rng, Evaluation* out) {
+    exact_evaluation(p, rng, out);
+    std::swap(out->wdl[0], out->wdl[2]);
+  };
+  search_serial(proving, 400, backwards);
+  search_serial(plain, 400, backwards);
+  const int c5 = parse_square("c5");
+  uint32_t lost_visits = 0, plain_lost_visits = 0;
+  int proven_losses = 0;
+  for (const MoveStats& m : proving.move_stats(1)) {
+    if (m.move != c5 && m.proven) CHECK_EQ(m.exact_value, -1);
+    proven_losses += m.move != c5 && m.proven;
+    if (m.move != c5) lost_visits += m.visits;
+  }
+  for (const MoveStats& m : plain.move_stats(1)) {
+    CHECK(!m.proven);
+    if (m.move != c5) plain_lost_visits += m.visits;
+  }
+  CHECK(proven_losses > 40);
+  CHECK(lost_visits < plain_lost_visits);
+  CHECK_EQ(proving.choose_move(0), c5);
+}

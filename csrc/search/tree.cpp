@@ -27,9 +27,13 @@ SearchTree::SearchTree(const SearchParams& params, uint64_t seed) : params_(para
 }
 
 void SearchTree::reset(const Position& root) {
+  if (kept_solver_) kept_solver_->clear();
+  start_tree(root);
+}
+
+void SearchTree::start_tree(const Position& root) {
   root_position_ = root;
   forget_endgame();
-  if (kept_solver_) kept_solver_->clear();
   // A tree of a long analysis gives its memory back; a small one (self-play,
   // the arena: a fresh tree each move) keeps its arrays for the next search.
   if (reserved_bytes() > KEPT_BYTES) {
@@ -116,6 +120,7 @@ int SearchTree::select_edge(int32_t index) {
     // target later subtracts these visits again (policy target pruning).
     for (uint32_t i = node.first_edge; i < node.first_edge + node.num_edges; ++i) {
       const Edge& e = edges_[i];
+      if (e.child >= 0 && proven_loss(nodes_[e.child])) continue;
       const double n = e.child >= 0 ? static_cast<double>(nodes_[e.child].visits) + nodes_[e.child].in_flight : 0.0;
       if (n > 0 && n < std::sqrt(params_.forced_playouts_k * e.prior * parent_n)) return static_cast<int>(i);
     }
@@ -134,6 +139,7 @@ int SearchTree::select_edge(int32_t index) {
   for (uint32_t i = node.first_edge; i < node.first_edge + node.num_edges; ++i) {
     const Edge& e = edges_[i];
     const Node* c = e.child >= 0 ? &nodes_[e.child] : nullptr;
+    if (c && proven_loss(*c)) continue;  // every move lost: the highest prior's, below
     const double n = c ? static_cast<double>(c->visits) + c->in_flight : 0.0;
     if (n == 0) {
       if (e.prior > best_unvisited_prior) {
@@ -200,10 +206,12 @@ SearchTree::Descent SearchTree::descend(int32_t* leaf_node, Position* leaf_posit
           node.state = NodeState::TERMINAL;
           terminal_values(pos, &node.terminal_utility, &node.terminal_value, &node.terminal_score);
           backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score, exact_weight());
+          prove_ancestors(index);
           return Descent::RESOLVED;
         }
         if (index != 0 && solve_leaf(pos, &node)) {
           backup(index, -node.terminal_utility, -node.terminal_value, -node.terminal_score, exact_weight());
+          prove_ancestors(index);
           return Descent::RESOLVED;
         }
         node.state = NodeState::PENDING;
@@ -292,6 +300,60 @@ void SearchTree::backup(int32_t index, double utility, double value, double scor
     score = -score;
     index = n.parent;
   }
+}
+
+void SearchTree::prove_ancestors(int32_t child) {
+  if (!params_.proven_backup) return;
+  // The root stays expanded whatever its moves are worth: it has a move to choose.
+  for (int32_t at = nodes_[child].parent; at > 0 && prove(at); at = nodes_[at].parent) {}
+}
+
+bool SearchTree::prove(int32_t index) {
+  Node& node = nodes_[index];
+  if (node.state != NodeState::EXPANDED) return false;
+  // Outcomes for the side to move here, ordered as it prefers them: the
+  // result, then the margin (the solver's order).
+  bool all_proven = true, found = false, win = false;
+  float best_value = 0, best_score = 0;
+  for (uint32_t i = node.first_edge; i < node.first_edge + node.num_edges; ++i) {
+    const int32_t c = edges_[i].child;
+    if (c < 0 || nodes_[c].state != NodeState::TERMINAL) {
+      all_proven = false;
+      continue;
+    }
+    const float value = -nodes_[c].terminal_value, score = -nodes_[c].terminal_score;
+    if (!found || value > best_value || (value == best_value && score > best_score)) {
+      best_value = value;
+      best_score = score;
+      found = true;
+    }
+    win |= value > 0;
+  }
+  if (!win && !all_proven) return false;
+  node.state = NodeState::TERMINAL;
+  node.terminal_value = best_value;
+  node.terminal_score = best_score;
+  node.terminal_utility = static_cast<float>(utility_of(best_value, best_score));
+  return true;
+}
+
+int SearchTree::proven_choice(const std::vector<double>& visits, int choice) const {
+  if (!params_.proven_backup) return choice;
+  const Node& root = nodes_[0];
+  const Edge* edges = &edges_[root.first_edge];
+  const auto proven_win = [&](int i) {
+    return edges[i].child >= 0 && nodes_[edges[i].child].state == NodeState::TERMINAL &&
+           nodes_[edges[i].child].terminal_value < 0;
+  };
+  const auto open_or_not_lost = [&](int i) { return edges[i].child < 0 || !proven_loss(nodes_[edges[i].child]); };
+  int best_win = -1, best_open = -1;
+  for (int i = 0; i < root.num_edges; ++i) {
+    if (proven_win(i) && (best_win < 0 || ranks_above(visits, i, best_win))) best_win = i;
+    if (open_or_not_lost(i) && (best_open < 0 || ranks_above(visits, i, best_open))) best_open = i;
+  }
+  if (best_win >= 0) return proven_win(choice) ? choice : best_win;
+  if (!open_or_not_lost(choice) && best_open >= 0) return best_open;
+  return choice;
 }
 
 void SearchTree::undo_virtual_loss(int32_t index) {
@@ -445,11 +507,16 @@ std::vector<MoveStats> SearchTree::move_stats(int pv_length) const {
       m.score = c.score_sum / w;
       m.lcb = lower_confidence_bound(c);
     }
+    if (e.child >= 0 && nodes_[e.child].state == NodeState::TERMINAL) {
+      m.proven = true;
+      m.exact_value = static_cast<int>(-nodes_[e.child].terminal_value);
+      m.exact_score = -nodes_[e.child].terminal_score;
+    }
     // Principal variation: follow the most visited child.
     m.pv.push_back(e.move);
     for (int32_t at = e.child; at >= 0 && static_cast<int>(m.pv.size()) < pv_length;) {
       const Node& n = nodes_[at];
-      if (n.state != NodeState::EXPANDED) break;
+      if (n.num_edges == 0) break;  // not expanded (a proven node keeps its moves)
       int32_t next = -1;
       uint32_t most = 0;
       int move = -1;
@@ -597,7 +664,7 @@ int SearchTree::choose_move(double temperature) {
     return legal.select(static_cast<int>(rng_.below(static_cast<uint32_t>(legal.count()))));
   }
   const std::vector<double> visits = target_visits();
-  int choice = searched_choice(visits, temperature);
+  int choice = proven_choice(visits, searched_choice(visits, temperature));
   // At any temperature: a move sampled for variety must not throw away an
   // exact result, or every value target of the game learns the blunder.
   const int plies = plies_left(root_position_);
@@ -651,7 +718,7 @@ void SearchTree::advance(int move) {
     for (uint32_t i = root.first_edge; i < root.first_edge + root.num_edges; ++i)
       if (edges_[i].move == move) child = edges_[i].child;
   if (child < 0) {
-    reset(next);
+    start_tree(next);  // the same game: the kept solver table stays
     return;
   }
   // Copy the kept subtree breadth-first into fresh arrays, renumbering nodes.
@@ -680,7 +747,13 @@ void SearchTree::advance(int move) {
   edges_ = std::move(edges);
   // A solved leaf is a terminal node for its parent's search, but a root
   // must be expanded to have moves to choose from.
-  if (nodes_[0].state == NodeState::TERMINAL && !next.is_terminal()) nodes_[0] = Node();
+  if (nodes_[0].state == NodeState::TERMINAL && !next.is_terminal()) {
+    if (nodes_[0].num_edges > 0) {
+      nodes_[0].state = NodeState::EXPANDED;  // proven by its moves: they stay
+    } else {
+      nodes_[0] = Node();
+    }
+  }
   root_position_ = next;
   forget_endgame();
   // The kept subtree's priors are raw; the next search sets its own mode.

@@ -81,8 +81,13 @@ struct MoveStats {
   double value = 0;    // mean win - loss
   double score = 0;    // mean final margin incl. komi
   double prior = 0;
-  double lcb = 0;       // utility - z * standard error (very negative for few visits)
-  std::vector<int> pv;  // principal variation starting with `move`
+  double lcb = 0;  // utility - z * standard error (very negative for few visits)
+  // The move's exact outcome when the search proved it (proven_backup): the
+  // game's end, a solved leaf, or its own moves proven.
+  bool proven = false;
+  int exact_value = 0;     // +1 win, 0 draw, -1 loss
+  double exact_score = 0;  // the final margin incl. komi (a bound when one winning reply proved it)
+  std::vector<int> pv;     // principal variation starting with `move`
 };
 
 struct RootStats {
@@ -97,6 +102,7 @@ class SearchTree {
 
   SearchTree(const SearchParams& params, uint64_t seed);
 
+  // A fresh tree at `root` (a new game, a jump): the kept solver table is emptied.
   void reset(const Position& root);
   const Position& root_position() const { return root_position_; }
 
@@ -180,6 +186,8 @@ class SearchTree {
   double utility_of(double value, double score) const;
 
  private:
+  // A fresh tree at `root`, the solver table kept (advance to an unsearched move).
+  void start_tree(const Position& root);
   // The edge a descent takes from an expanded node: a valid index into edges_,
   // always (with scores no edge wins, the highest prior's).
   int select_edge(int32_t node);
@@ -221,6 +229,19 @@ class SearchTree {
   double evaluation_weight(const Evaluation& eval) const;
   double exact_weight() const { return params_.uncertainty_weighting ? 1.0 / params_.uncertainty_floor : 1.0; }
   void backup(int32_t node, double utility, double value, double score, double weight);
+  // MCTS-solver (proven_backup): after `child` became TERMINAL, each ancestor
+  // below the root with a move proven to win for its mover, or with every
+  // move proven, becomes TERMINAL too with the best proven outcome.
+  void prove_ancestors(int32_t child);
+  bool prove(int32_t node);
+  // Whether a child is a proven loss for the mover choosing it.
+  bool proven_loss(const Node& child) const {
+    return params_.proven_backup && child.state == NodeState::TERMINAL && child.terminal_value > 0;
+  }
+  // A root edge with a proven win (the most visited of them), else `choice`
+  // unless it is a proven loss and another move is not (then the most visited
+  // of those).
+  int proven_choice(const std::vector<double>& visits, int choice) const;
   void undo_virtual_loss(int32_t node);
   void prepare_root();
   void add_root_noise();

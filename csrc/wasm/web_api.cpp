@@ -86,6 +86,9 @@ class Registry {
 Registry<Game> games;
 
 constexpr int GAME = 0;  // a session's MultiSearch holds one game
+// The exact solver's table kept for a session's game (GameSearch's
+// endgame_table_mb): smaller than on a desktop, a page shares a phone's memory.
+constexpr size_t ENDGAME_TABLE_BYTES = size_t{32} << 20;
 
 struct Session {
   uint64_t seed = 0;
@@ -152,6 +155,7 @@ void reset_session(Session& s, const Position& root) {
   if (!s.search || !same_params(s.params, s.built_params)) {
     if (s.search && s.search->pending()) throw std::logic_error("reset: a batch is pending; back it up or cancel it");
     s.search = std::make_unique<MultiSearch>(1, s.params, s.cache, 1, s.seed);
+    s.search->tree(GAME).keep_endgame_table(ENDGAME_TABLE_BYTES);
     s.built_params = s.params;
     s.search->set_visit_target(GAME, s.visit_target);
   }
@@ -267,6 +271,16 @@ std::string snapshot(MultiSearch& search, int pv_length, bool with_chosen) {
     j.key("score").number(m.score);
     j.key("prior").number(m.prior);
     j.key("lcb").number(m.lcb);
+    j.key("proven");
+    if (m.proven)
+      j.number(m.exact_value);
+    else
+      j.raw("null");
+    j.key("exact_score");
+    if (m.proven)
+      j.number(m.exact_score);
+    else
+      j.raw("null");
     j.key("pv").open('[');
     for (int sq : m.pv) j.item().square(sq);
     j.close(']');

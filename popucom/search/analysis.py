@@ -24,7 +24,9 @@ class AnalysisResult:
     winrate: float  # root, side to move, in [0, 1]
     value: float  # root win - loss, side to move
     score: float  # root expected final margin, side to move
-    moves: list[dict] = field(default_factory=list)  # per move: move, visits, weight, winrate, score, prior, lcb, pv
+    # per move: move, visits, weight, winrate, score, prior, lcb, pv, and proven / exact_score (the
+    # exact value and margin the search proved for it, None while it has not)
+    moves: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     # The network's own win/draw/loss at the root (side to move), where the caller evaluated it:
     # the tree backs up win - loss only, so a draw share exists only for the raw evaluation.

@@ -22,13 +22,16 @@ from popucom import _core
 RECORDED = Path(__file__).with_name("data") / "fixed_seed_play.json"
 ENV = {**os.environ, _core.CPU_ISA_ENV: "avx512"}
 VISITS = 32
+# The endgame tries end on the clock (SearchParams.endgame_try_seconds), so what they prove
+# depends on the machine's speed: the recorded games play without them.
+PLAYER = "best@endgame_try_plies=0"
 
 
 def engine_game() -> list[str]:
     """A whole game of the engine against itself: genmove for both sides."""
     commands = "".join("genmove b\ngenmove w\n" for _ in range(_core.MOVES_PER_PLAYER)) + "quit\n"
     done = subprocess.run(
-        [sys.executable, "-m", "popucom.cli", "engine", "--player", "best", "--visits", str(VISITS), "--threads", "1"],
+        [sys.executable, "-m", "popucom.cli", "engine", "--player", PLAYER, "--visits", str(VISITS), "--threads", "1"],
         input=commands, capture_output=True, text=True, env=ENV, timeout=300, check=True,
     )  # fmt: skip
     replies = [line[2:] for line in done.stdout.splitlines() if line.startswith("= ") and line != "= "]
@@ -39,7 +42,7 @@ def arena_games() -> list[str]:
     """The model against uct:100 from one opening, both colours (the arena's own search)."""
     with tempfile.TemporaryDirectory() as tmp:
         games = Path(tmp) / "games.jsonl"
-        command = [sys.executable, "-m", "popucom.cli", "arena", f"best@visits={VISITS}", "uct:100"]
+        command = [sys.executable, "-m", "popucom.cli", "arena", f"{PLAYER},visits={VISITS}", "uct:100"]
         command += ["--openings", "1", "--seed", "5", "--threads", "1", "--games-out", str(games)]
         subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=300, check=True)
         return [json.loads(line)["moves"] for line in games.read_text().splitlines()]
