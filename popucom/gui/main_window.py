@@ -453,10 +453,19 @@ class MainWindow(QMainWindow):
 
     def play(self, move: int) -> None:
         self._cancel()
+        before = self.tree.position
         node = self.tree.play(move)
+        self._tell_session(before, move)
         self.message(node_text(node))
         self.refresh()
         self._after_move()
+
+    def _tell_session(self, before: _core.Position, move: int) -> None:
+        """Every move played on the board, either side's, reaches the AI's session: it keeps
+        the subtree and the solver's table (a move from elsewhere in the game tree is a jump)."""
+        search = self.bridge.opponent.search
+        if search is not None:
+            search.follow(before, move)
 
     def _after_move(self) -> None:
         pos = self.tree.position
@@ -505,9 +514,7 @@ class MainWindow(QMainWindow):
             self._store(node, result)
         self.tree.go_to(node)
         self.tree.play(move)
-        search = self.bridge.opponent.search
-        if search is not None and search.position == node.position:
-            search.play(move)  # keep the subtree: the reply then starts from what was searched
+        self._tell_session(node.position, move)
         self.refresh()
         if result is not None:
             text = self.tr("AI played {move} ({visits} visits, win rate {winrate}%)")

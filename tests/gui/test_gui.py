@@ -58,6 +58,13 @@ def test_click_a_legal_move_and_the_ai_answers(qtbot, tiny_onnx) -> None:
     assert window.last_message.startswith("AI played")
     # The tree was kept: the AI's search continues from its own move's subtree.
     assert window.bridge.opponent.search.position == ai_node.position
+    # The player's next move reaches the session too: one tree for the whole game.
+    resets = window.bridge.opponent.search.resets
+    reply = next(iter(ai_node.position.legal_moves()))
+    click(qtbot, window, reply)
+    qtbot.waitUntil(lambda: window.tree.position.ply == 4, timeout=10_000)
+    assert window.bridge.opponent.search.resets == resets
+    assert window.bridge.opponent.search.position == window.tree.position
 
 
 def test_bot_opponent_answers(qtbot) -> None:
