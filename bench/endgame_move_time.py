@@ -13,6 +13,7 @@ ratios).
 
 Usage: python bench/endgame_move_time.py GAMES.jsonl [--games 8] [--visits 800]
            [--model weights/popucom-small-v11.onnx] [--settings endgame_solve_plies=6 endgame_solve_plies=10,...]
+           [--table-mb 0 256]   (each setting's kept solver table; 0: each move solves with its own)
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from pathlib import Path
 LAST_PLIES = 12  # the plies where an endgame solve can run at all
 
 
-def time_games(model: Path, records: list, visits: int, settings: list[str], threads: int) -> list[dict]:
+def time_games(
+    model: Path, records: list, visits: int, settings: list[str], threads: int, table_mb: list[float]
+) -> list[dict]:
     from popucom import _core
     from popucom.player import Player
     from popucom.player_spec import PlayerSpec, load_evaluator
@@ -35,7 +38,10 @@ def time_games(model: Path, records: list, visits: int, settings: list[str], thr
     specs = [PlayerSpec.parse(f"{model}@visits={visits}" + (f",{s}" if s else "")) for s in settings]
     evaluator = load_evaluator(specs[0], "cpu", threads)
     # One GUI game per colour and setting: sessions[setting][colour].
-    sessions = [[Player.from_spec(s, evaluator=evaluator).session(threads=1) for _ in range(2)] for s in specs]
+    sessions = [
+        [Player.from_spec(s, evaluator=evaluator).session(threads=1, endgame_table_mb=mb) for _ in range(2)]
+        for s, mb in zip(specs, table_mb)
+    ]
     per_game = [[] for _ in settings]  # seconds per game, per setting
     per_move = [[] for _ in settings]
     last = [[] for _ in settings]  # seconds over the last LAST_PLIES plies, per game
@@ -65,6 +71,7 @@ def time_games(model: Path, records: list, visits: int, settings: list[str], thr
     return [
         {
             "settings": setting or "play defaults",
+            "endgame_table_mb": table_mb[i],
             "game_s": round(statistics.median(per_game[i]), 3),
             "last_plies_s": round(statistics.median(last[i]), 3),
             "move_mean_s": round(statistics.mean(per_move[i]), 4),
@@ -79,6 +86,7 @@ def time_games(model: Path, records: list, visits: int, settings: list[str], thr
 def main() -> None:
     from popucom.arena.match import read_records
     from popucom.benchmarks import machine_info
+    from popucom.search.game_search import DEFAULT_ENDGAME_TABLE_MB
     from popucom.weights import newest_for_cpu
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -92,7 +100,18 @@ def main() -> None:
     parser.add_argument(
         "--settings", nargs="+", default=["", "endgame_solve_plies=10"], help="KEY=VALUE,... ('' = play defaults)"
     )
+    parser.add_argument(
+        "--table-mb",
+        type=float,
+        nargs="+",
+        metavar="MB",
+        help="each setting's kept solver table in MB, one per setting (0: a table of its own per move; "
+        "default: the session's)",
+    )
     args = parser.parse_args()
+    table_mb = args.table_mb or [DEFAULT_ENDGAME_TABLE_MB] * len(args.settings)
+    if len(table_mb) != len(args.settings):
+        raise SystemExit("endgame_move_time: --table-mb needs one value per setting")
     model = args.model or newest_for_cpu()
     try:
         records = read_records(args.games_file)[: args.games]
@@ -108,7 +127,7 @@ def main() -> None:
         "visits": args.visits,
         "network_threads": args.threads,
         "search_threads": 1,
-        "settings": time_games(model, records, args.visits, args.settings, args.threads),
+        "settings": time_games(model, records, args.visits, args.settings, args.threads, table_mb),
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(json.dumps(line | {"machine": machine_info()}))

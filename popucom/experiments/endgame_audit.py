@@ -178,7 +178,8 @@ def session_decisions(
     positions of each horizon, and every decision's wall seconds."""
     from tqdm import tqdm
 
-    sessions = [replayer.session(endgame_table_mb=table_mb) for _ in range(2)]
+    # A bot has no session: it decides each position on its own.
+    sessions = [replayer.session(endgame_table_mb=table_mb) if replayer.is_model else None for _ in range(2)]
     decided: dict[int, list[tuple[_core.Position, int]]] = {plies: [] for plies in horizons}
     seconds = []
     for record in tqdm(records, desc=f"{replayer.name} as the GUI's AI", unit="game", leave=False, dynamic_ncols=True):
@@ -187,17 +188,22 @@ def session_decisions(
             if player is not None and mover != player:
                 continue
             game = _core.Game(record.komi)
-            session.set_position(game.position)  # a new game: a fresh tree and an empty table
+            if session is not None:
+                session.set_position(game.position)  # a new game: a fresh tree and an empty table
             for move in _core.parse_record(record.moves):
                 position = game.position
                 plies = sum(position.moves_left)
                 if position.to_move == colour and plies <= MAX_PLIES:
                     start = time.perf_counter()
-                    chosen = session.move_to_play(session.search(visits=replayer.visits))
+                    if session is None:
+                        chosen = replayer.bot_move(position)
+                    else:
+                        chosen = session.move_to_play(session.search(visits=replayer.visits))
                     seconds.append(time.perf_counter() - start)
                     if plies in decided:
                         decided[plies].append((position, chosen))
-                session.follow(position, move)
+                if session is not None:
+                    session.follow(position, move)
                 game.play(move)
     return decided, seconds
 

@@ -101,6 +101,30 @@ def test_a_replay_decides_the_same_positions_and_the_solver_keeps_their_value(bo
     assert moves and all(move in position.legal_moves() for position, move in moves)
 
 
+def test_sessions_play_the_last_plies_as_the_gui_and_keep_the_exact_value(bot_games, capsys):
+    # As the GUI's AI, told every move of the recorded games, the model decides the same
+    # positions, with or without a kept solver table, and never throws a value away within its
+    # solve horizon; each decision is timed.
+    horizons = ["1", "2", "3"]
+    model = "weights/popucom-small-v1.onnx@visits=8"
+    args = [str(bot_games), "--player", "random", "--plies", *horizons, "--sessions", "--replay", model, model]
+    endgame_audit.main([*args, "--table-mb", "8", "0"])
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    recorded = line["horizons"]
+    kept, fresh = line["replays"]
+    assert (kept["sessions"], kept["endgame_table_mb"], fresh["endgame_table_mb"]) == (True, 8, 0)
+    for replay in (kept, fresh):
+        for audited, mine in zip(recorded, replay["horizons"]):
+            assert (mine["positions"], mine["critical"]) == (audited["positions"], audited["critical"])
+            assert mine["lost"] == 0
+        times = replay["move_time"]
+        assert times["decisions"] >= sum(h["positions"] for h in replay["horizons"])
+        assert 0 < times["median_s"] <= times["max_s"]
+    assert sum(h["critical"] for h in recorded) > 0
+    with pytest.raises(SystemExit, match="--table-mb one value per SPEC"):
+        endgame_audit.main([*args, "--table-mb", "8"])
+
+
 def test_solve_moves_matches_a_plain_negamax():
     # Random positions 2 to 4 plies from the end, komi either side; each move's value at 2 (at
     # 3 and 4 each would cost a negamax of its own in Python: there they must give the root's).

@@ -31,6 +31,9 @@ def test_bench_times_each_setting_on_the_same_games(tmp_path) -> None:
             "--settings",
             "",
             "endgame_solve_plies=0",
+            "--table-mb",
+            "8",
+            "0",
         ],
         capture_output=True,
         text=True,
@@ -41,6 +44,7 @@ def test_bench_times_each_setting_on_the_same_games(tmp_path) -> None:
     assert line["bench"] == "endgame_move_time" and line["games"] == 2 and line["visits"] == 8
     first, second = line["settings"]
     assert (first["settings"], second["settings"]) == ("play defaults", "endgame_solve_plies=0")
+    assert (first["endgame_table_mb"], second["endgame_table_mb"]) == (8, 0)
     assert first["game_ratio"] == 1.0 and second["game_ratio"] > 0
     for setting in (first, second):
         assert 0 < setting["move_mean_s"] <= setting["move_max_s"] and setting["move_p90_s"] <= setting["move_max_s"]
