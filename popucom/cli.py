@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import _core
+from .infer.threads import resolve_threads
 from .limits import threads_argument
 
 if TYPE_CHECKING:
@@ -292,7 +293,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     try:
         check_writable(Path(args.out) / "komi_stats.json", "self-play data")
         spec = PlayerSpec.parse(args.model)
-        evaluator = load_evaluator(spec, device=args.device, threads=args.threads or os.cpu_count() or 1)
+        evaluator = load_evaluator(spec, device=args.device, threads=resolve_threads(args.threads))
         config = pipeline_preset(args.preset).selfplay
         out = Path(args.out)
         komi = KomiSampler.load(out / "komi_stats.json")

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ..fileio import append_lines
+from ..infer.threads import resolve_threads
 from ..limits import check_komi
 from ..player import Player
 from ..player_spec import PlayerSpec, load_evaluator
@@ -109,7 +110,7 @@ def run_arena(args: argparse.Namespace) -> int:
     anchor = args.anchor or specs[0].name
     if anchor not in {s.name for s in specs} and not args.refit:
         raise ValueError(f"anchor '{anchor}' is not one of the players")
-    threads = args.threads or os.cpu_count() or 1
+    threads = resolve_threads(args.threads)
     backend = getattr(args, "backend", None) or "auto"
     evaluators = {s.name: load_evaluator(s, args.device, threads, backend) for s in specs if s.is_network}
     for name, ev in evaluators.items():

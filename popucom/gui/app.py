@@ -4,8 +4,9 @@ QApplication (after checking that Qt's platform plugin can load: qt_platform.py)
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+
+from ..infer.threads import machine_threads
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--network-threads",
         type=int,
-        default=max(1, min(4, os.cpu_count() or 1)),
+        default=min(4, machine_threads()),
         help="CPU threads of the network (default: all cores, at most 4)",
     )
     parser.add_argument("--search-threads", type=int, default=1, help="C++ tree-search threads (default 1)")

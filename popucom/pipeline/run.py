@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from ..fileio import remove_stale_temporaries, write_text_atomic
 from ..infer.preflight import check_backend
+from ..infer.threads import resolve_threads
 from ..train.trainer import Trainer
 from .config import PipelineConfig
 from .lock import RunLock
@@ -143,7 +143,7 @@ def start_run(run: RunDir, config: PipelineConfig, progress: bool) -> None:
             games=ws.games,
             epochs=ws.epochs,
             seed=config.seed,
-            threads=config.inference_threads or os.cpu_count() or 1,
+            threads=resolve_threads(config.inference_threads),
             progress=progress,
         )
         logger.info(

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..fileio import write_text_atomic
+from ..infer.threads import resolve_threads
 from ..selfplay import KomiSampler, run_selfplay
 from ..train.trainer import Trainer
 from ..train.window import ReplayWindow
@@ -54,7 +54,7 @@ def make_evaluator(config: PipelineConfig, run: RunDir, k: int):
     from ..infer import load_evaluator
     from ..infer.factory import BACKENDS, EXPORTED_BACKENDS
 
-    threads = config.inference_threads or os.cpu_count() or 1
+    threads = resolve_threads(config.inference_threads)
     if config.backend not in BACKENDS:
         raise ValueError(f"unknown backend '{config.backend}' (choose {', '.join(BACKENDS)})")
     if config.backend not in EXPORTED_BACKENDS:

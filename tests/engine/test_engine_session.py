@@ -20,3 +20,20 @@ def test_the_tree_survives_the_opponents_move_and_a_jump_resets_it() -> None:
     engine.undo([])
     engine.genmove(["b"])  # the undone move is a jump back: searched from a fresh root
     assert engine.search.resets == 1
+
+
+
+def test_two_client_moves_in_a_row_keep_the_tree_and_its_visits() -> None:
+    """genmove, (an analysis,) play, play, genmove: each move the client plays, either side's,
+    moves the session's root into the subtree it had searched, its visits carried over."""
+    engine = Engine(player="best", visits=64, out=io.StringIO())
+    engine.genmove(["b"])
+    resets = engine.search.resets
+    engine.search.search(visits=400)  # what an analysis of the position leaves in the tree
+    for colour in ("w", "b"):
+        most_visited = engine.search.result().moves[0]
+        engine.play([colour, _core.square_to_text(most_visited["move"])])
+        assert engine.search.visits == most_visited["visits"] > 0
+    engine.genmove(["w"])
+    assert engine.search.resets == resets  # no move was a jump
+    assert engine.search.position == engine.game.position
