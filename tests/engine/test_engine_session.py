@@ -22,7 +22,6 @@ def test_the_tree_survives_the_opponents_move_and_a_jump_resets_it() -> None:
     assert engine.search.resets == 1
 
 
-
 def test_two_client_moves_in_a_row_keep_the_tree_and_its_visits() -> None:
     """genmove, (an analysis,) play, play, genmove: each move the client plays, either side's,
     moves the session's root into the subtree it had searched, its visits carried over."""
