@@ -158,12 +158,17 @@ def analysis_line(result: AnalysisResult, most: int = 10) -> str:
     parts = []
     for order, m in enumerate(moves[:most]):
         pv = " ".join(_core.square_to_text(s) for s in m["pv"])
+        proven = m.get("proven")  # the exact result the search proved for the move, if any
+        exact = f"proven {PROVEN_WORDS[proven]} exactScore {m['exact_score']:.0f} " if proven is not None else ""
         parts.append(
             f"info move {_core.square_to_text(m['move'])} visits {m['visits']} "
             f"winrate {m['winrate']:.4f} scoreMean {m['score']:.2f} prior {m['prior']:.4f} "
-            f"lcb {max(m['lcb'], -1.0):.4f} order {order} pv {pv}"
+            f"lcb {max(m['lcb'], -1.0):.4f} {exact}order {order} pv {pv}"
         )
     return " ".join(parts)
+
+
+PROVEN_WORDS = {1: "win", 0: "draw", -1: "loss"}  # a proven move's exact value, for its mover
 
 
 class Engine:

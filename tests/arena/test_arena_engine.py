@@ -319,6 +319,10 @@ def test_analysis_line_puts_the_move_it_would_play_first() -> None:
     line = analysis_line(AnalysisResult(180, 0.5, 0.0, 0.0, moves, chosen=popucom.parse_square("d4")))
     listed = [(part.split()[0], part.split(" order ")[1].split()[0]) for part in line.split("info move ")[1:]]
     assert listed == [("d4", "0"), ("e5", "1"), ("c3", "2")]  # unvisited moves are left out
+    assert " proven " not in line
+    moves[0] |= {"proven": 1, "exact_score": 3.0}  # the search proved e5 a win by three floors
+    line = analysis_line(AnalysisResult(180, 0.5, 0.0, 0.0, moves, chosen=popucom.parse_square("d4")))
+    assert "info move e5 visits 90 " in line and " lcb 0.0000 proven win exactScore 3 order 1 pv e5" in line
     assert analysis_line(AnalysisResult(0, 0.5, 0.0, 0.0, [move("e5", 0)])) == ""
 
 
