@@ -203,23 +203,32 @@ class AnalysisPanel(QWidget):
         for row, m in enumerate(moves):
             pv = [int(s) for s in m["pv"]] or [int(m["move"])]
             self.pvs.append(pv)
+            proven = m.get("proven")  # the exact result the search proved for the move, if any
             cells = (
                 _core.square_to_text(m["move"]),
                 str(m["visits"]),
-                f"{100 * m['winrate']:.1f}",
-                f"{m['score']:+.1f}",
+                self._proven_word(proven) if proven is not None else f"{100 * m['winrate']:.1f}",
+                f"{m['exact_score']:+.0f}" if proven is not None else f"{m['score']:+.1f}",
                 f"{100 * m['prior']:.1f}",
                 " ".join(_core.square_to_text(s) for s in pv),
             )
             played = m["move"] == result.chosen
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if proven is not None and col in (2, 3):
+                    item.setToolTip(self.tr("proven by the search: the exact result and margin under best play"))
                 if played:  # the AI's move (LCB, exact endgame) need not be the most visited
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
                     item.setToolTip(self.tr("the move the AI plays from this search"))
                 self.table.setItem(row, col, item)
+
+    def _proven_word(self, value: int) -> str:
+        """A proven move's exact result, for the side to move, in the win rate's column."""
+        if value > 0:
+            return self.tr("proven win")
+        return self.tr("proven draw") if value == 0 else self.tr("proven loss")
 
     def _hover(self, row: int, column: int) -> None:
         if 0 <= row < len(self.pvs):

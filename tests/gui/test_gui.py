@@ -287,3 +287,22 @@ def test_a_long_analysis_keeps_its_memory_bounded_and_new_game_frees_it(qtbot, t
     assert 2000 <= gs.driver.search.num_nodes(0) <= 2000 + 16
     window.new_game()
     assert gs.driver.search.num_nodes(0) == 1 and gs.visits == 0
+
+
+def test_the_analysis_shows_the_results_the_search_proved(qtbot) -> None:
+    """A move the search proved shows its exact result and margin instead of its estimates."""
+    from popucom.search.analysis import AnalysisResult
+
+    window = make_window(qtbot)
+
+    def move(square: str, proven: int | None) -> dict:
+        exact = {"proven": proven, "exact_score": None if proven is None else 2.0 * proven}
+        return {"move": sq(square), "visits": 9, "winrate": 0.6, "score": 1.5, "prior": 0.1, "lcb": 0.0,
+                "pv": [sq(square)], **exact}  # fmt: skip
+
+    moves = [move("e5", 1), move("d4", None), move("c3", -1), move("b2", 0)]
+    window.panel.show_result(AnalysisResult(36, 0.6, 0.2, 1.5, moves), _core.Color.BLACK)
+    table = window.panel.table
+    rows = [(table.item(r, 2).text(), table.item(r, 3).text()) for r in range(table.rowCount())]
+    assert rows == [("proven win", "+2"), ("60.0", "+1.5"), ("proven loss", "-2"), ("proven draw", "+0")]
+    assert "exact result" in table.item(0, 2).toolTip() and not table.item(1, 2).toolTip()

@@ -61,8 +61,24 @@
         <translation>{side}走棋：胜率 {winrate}%，预期分差 {score} | {visits} 次访问（{rate}/秒）{note}</translation>
     </message>
     <message>
+        <source>proven by the search: the exact result and margin under best play</source>
+        <translation>搜索已证明：双方最佳应对下的确切结果与分差</translation>
+    </message>
+    <message>
         <source>the move the AI plays from this search</source>
         <translation>本次搜索后 AI 要下的一手</translation>
+    </message>
+    <message>
+        <source>proven win</source>
+        <translation>已证胜</translation>
+    </message>
+    <message>
+        <source>proven draw</source>
+        <translation>已证和</translation>
+    </message>
+    <message>
+        <source>proven loss</source>
+        <translation>已证负</translation>
     </message>
 </context>
 <context>
