@@ -305,7 +305,7 @@ class SearchParams:
     @property
     def endgame_try_plies(self) -> int:
         """
-        beyond endgame_solve_plies and up to this many plies left, the move to play is chosen the same way if the solver proves it within endgame_try_seconds (and the node budget); else the search's choice stands (off at 0 or with endgame_solve_plies 0)
+        in a session's tree (keep_endgame_table), beyond endgame_solve_plies and up to this many plies left, the move to play is chosen the same way if the solver proves it within endgame_try_seconds (and the node budget); else the search's choice stands (off at 0 or with endgame_solve_plies 0)
         """
     @endgame_try_plies.setter
     def endgame_try_plies(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:

@@ -37,7 +37,8 @@
     "positions the endgame solver may visit per move, the last ply's included (3-4 CPU s; at most ~40 s); past "      \
     "it the search's choice stands unless a move was proven better first")                                            \
   X(int, endgame_try_plies, 10, 0, MAX_GAME_PLIES,                                                                    \
-    "beyond endgame_solve_plies and up to this many plies left, the move to play is chosen the same way if the "      \
+    "in a session's tree (keep_endgame_table), beyond endgame_solve_plies and up to this many plies left, the "       \
+    "move to play is chosen the same way if the "                                                                     \
     "solver proves it within endgame_try_seconds (and the node budget); else the search's choice stands (off at 0 "   \
     "or with endgame_solve_plies 0)")                                                                                 \
   X(double, endgame_try_seconds, 1.0, 0, 60,                                                                          \

@@ -980,6 +980,8 @@ TEST(search, an_endgame_try_past_its_time_keeps_the_searched_choice_and_is_not_r
   SearchParams plain_params = params;
   plain_params.endgame_try_plies = 0;
   SearchTree tried(params, 7), plain(plain_params, 7);
+  tried.keep_endgame_table(size_t{1} << 20);  // a session's tree: the tries are its own
+  plain.keep_endgame_table(size_t{1} << 20);
   tried.reset(p);
   plain.reset(p);
   search_serial(tried, 40, uniform_evaluation);
@@ -992,8 +994,8 @@ TEST(search, an_endgame_try_past_its_time_keeps_the_searched_choice_and_is_not_r
 }
 
 TEST(search, an_endgame_try_with_time_plays_the_best_exact_move) {
-  // Within the try's horizon and time, a short position is solved as within
-  // endgame_solve_plies.
+  // Within the try's horizon and time, a session's tree solves a short
+  // position as within endgame_solve_plies; a tree of batched play does not try.
   Rng rng(43);
   for (int i = 0; i < 4; ++i) {
     const Position p = unfinished_endgame(5, rng);
@@ -1001,10 +1003,15 @@ TEST(search, an_endgame_try_with_time_plays_the_best_exact_move) {
     params.endgame_solve_plies = 1;
     params.endgame_try_plies = 5;
     params.endgame_try_seconds = 30;
-    SearchTree tree(params, 9);
+    SearchTree tree(params, 9), batched(params, 9);
+    tree.keep_endgame_table(size_t{1} << 20);
     tree.reset(p);
+    batched.reset(p);
     search_serial(tree, 6, uniform_evaluation);
+    search_serial(batched, 6, uniform_evaluation);
     CHECK_EQ(exact_value_of(p, tree.choose_move(0)), best_exact_value(p));
+    batched.choose_move(0);
+    CHECK_EQ(batched.endgame_nodes(), uint64_t{0});  // no table kept, no session: no try
   }
 }
 

@@ -670,7 +670,7 @@ int SearchTree::choose_move(double temperature) {
   const int plies = plies_left(root_position_);
   if (plies <= params_.endgame_solve_plies) {
     choice = endgame_choice(visits, choice, false);
-  } else if (params_.endgame_solve_plies > 0 && plies <= params_.endgame_try_plies && params_.endgame_try_seconds > 0) {
+  } else if (tries_endgame(plies)) {
     choice = endgame_choice(visits, choice, true);
   }
   return edges_[root.first_edge + choice].move;

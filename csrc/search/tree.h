@@ -212,6 +212,14 @@ class SearchTree {
   // found first.
   // A try (beyond endgame_solve_plies) also ends at endgame_try_seconds, and
   // then gives up at this root like past the budget.
+  // Whether a root `plies` from the end gets a try. Only a session's tree (one
+  // that keeps the game's table) tries: its clock is a player's, and what the
+  // try proves stays in the table for the next move's solve; batched play
+  // (the arena, self-play) stays free of the clock, and reproducible.
+  bool tries_endgame(int plies) const {
+    return kept_solver_ && params_.endgame_solve_plies > 0 && plies > params_.endgame_solve_plies &&
+           plies <= params_.endgame_try_plies && params_.endgame_try_seconds > 0;
+  }
   int endgame_choice(const std::vector<double>& visits, int choice, bool try_only) const;
   enum class Proof : int8_t { UNKNOWN, YES, NO };
   static constexpr int NO_MOVE_PROVEN = -1, OUT_OF_BUDGET_MOVE = -2;
