@@ -34,6 +34,9 @@ from popucom.weights import weights_dir
 
 VISITS = 32  # a whole game of searches in seconds, enough for the search to matter
 MODEL = "popucom-small-v12"  # level `strongest` (best) in the page: levels.json
+# The games compared with the engine's play without the clock-bound endgame tries (engine_command).
+NO_TRIES = {"endgame_try_plies": 0}
+NO_TRIES_SPEC = ",".join(f"{name}={value}" for name, value in NO_TRIES.items())
 
 
 def state(driver: Any) -> dict:
@@ -86,8 +89,11 @@ def test_the_page_shows_the_board_a1_top_left(page) -> None:
 # --- same moves as the native engine -------------------------------------------------------------
 def engine_command(visits: int) -> list[str]:
     """`popucom engine` on the page's model through ONNX Runtime, the runtime onnxruntime-web
-    mirrors, with the page's settings (the engine's seed is 0)."""
-    command = [sys.executable, "-m", "popucom.cli", "engine", "--player", str(weights_dir() / f"{MODEL}.onnx")]
+    mirrors, with the page's settings (the engine's seed is 0). Both play without the endgame
+    tries, which end on the clock: a try that proves a move on one machine may not in time on
+    another, or in the page's WebAssembly."""
+    player = f"{weights_dir() / MODEL}.onnx@{NO_TRIES_SPEC}"
+    command = [sys.executable, "-m", "popucom.cli", "engine", "--player", player]
     return command + ["--visits", str(visits), "--backend", "onnx", "--threads", "1"]
 
 
@@ -126,7 +132,7 @@ class Engine:
 def test_an_ai_game_from_a_fixed_seed_plays_the_engines_moves(page) -> None:
     with ThreadPoolExecutor(1) as pool:
         native = pool.submit(engine_game, VISITS)
-        new_game(page, mode="ai-ai", level="strongest", seed=0, visits=VISITS)
+        new_game(page, mode="ai-ai", level="strongest", seed=0, visits=VISITS, params=NO_TRIES)
         headless.wait_until(page, "window.popucom.state().over", timeout=270, poll=0.5)
         played = state(page)["moves"]
         expected = native.result()
@@ -162,7 +168,7 @@ def test_a_game_against_the_ai_from_a_fixed_seed_gets_the_engines_replies(page) 
     rng, game = random.Random(3), _core.Game()
     engine = Engine(VISITS)
     try:
-        new_game(page, mode="human-black", level="strongest", seed=0, visits=VISITS)
+        new_game(page, mode="human-black", level="strongest", seed=0, visits=VISITS, params=NO_TRIES)
         while not game.is_over:
             black = _core.square_to_text(rng.choice(sorted(game.legal_moves())))
             game.play(black)

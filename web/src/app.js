@@ -35,6 +35,7 @@ export class App {
     this.lang = this.initialLanguage();
     this.seed = null; // null: a fresh random seed each game
     this.visits = null; // null: the level's own
+    this.searchParams = {}; // search settings over the level's (newGame's `params`)
     this.messageKey = null; // the message shown, kept as key + params to follow the language
     this.thinking = null; // null | 'move' | 'analysis'
     this.searchToken = 0;
@@ -243,7 +244,7 @@ export class App {
   }
 
   searchRequest(kind) {
-    const params = { ...this.level.params };
+    const params = { ...this.level.params, ...this.searchParams };
     if (this.visits !== null) params.visits = this.visits;
     if (kind === 'analysis') params.visits = this.constants.max_visits ?? ANALYSIS_VISITS;
     return {
@@ -404,7 +405,7 @@ export class App {
     return { ...this.players(), DT: new Date().toISOString().slice(0, 10) };
   }
 
-  async newGame({ mode, level, seed, visits } = {}) {
+  async newGame({ mode, level, seed, visits, params } = {}) {
     if (mode !== undefined && !MODES.includes(mode)) throw new Error(`unknown mode '${mode}' (known: ${MODES.join(', ')})`);
     await this.cancelSearch();
     if (level !== undefined) this.setLevel(level);
@@ -412,6 +413,7 @@ export class App {
     $('mode-select').value = this.mode;
     if (seed !== undefined) this.seed = seed;
     if (visits !== undefined) this.visits = visits;
+    if (params !== undefined) this.searchParams = { ...params };
     this.gameSeed = this.seed ?? Math.floor(Math.random() * 2 ** 31);
     this.replaceTree(new GameTree(this.rules, 0, this.gameInfo()));
     this.recordGames = [];
