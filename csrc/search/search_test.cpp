@@ -940,7 +940,7 @@ TEST(search, a_table_kept_across_the_game_plays_exactly_as_one_table_a_move) {
   params.endgame_solve_plies = 8;
   params.endgame_try_plies = 0;
   uint64_t kept_nodes = 0, fresh_nodes = 0;
-  for (int game = 0; game < 6; ++game) {
+  for (int game = 0; game < 3; ++game) {
     const Position start = unfinished_endgame(10, rng);
     SearchTree kept(params, 5), fresh(params, 5);
     kept.keep_endgame_table(size_t{8} << 20);

@@ -326,7 +326,7 @@ TEST(solver, a_table_kept_across_a_game_gives_the_values_of_fresh_ones) {
   // One solver follows each game from 7 plies out to the end, solving every
   // position on the way and a sibling of each (what a session's endgame
   // choices ask): every value is a fresh solver's, and so is every outcome.
-  for (const Position& start : test_positions(7, 8, 300)) {
+  for (const Position& start : test_positions(7, 4, 300)) {
     Solver kept;
     Rng rng(start.hash());
     for (Position p = start; !p.is_terminal();) {
@@ -353,7 +353,7 @@ TEST(solver, a_bounded_table_stays_within_its_bytes_and_stays_exact) {
   Solver small(UINT64_MAX, Solver::slots_within(bytes));
   CHECK(small.max_table_bytes() <= bytes);
   CHECK(Solver::slots_within(0) == Solver::MIN_SLOTS);
-  for (const Position& p : test_positions(6, 8, 301)) {
+  for (const Position& p : test_positions(6, 4, 301)) {
     int value = 9;
     CHECK(small.solve(p, &value));
     CHECK_EQ(value, reference_value(p));
