@@ -579,6 +579,10 @@ class MultiSearch:
         ...
     def set_visit_targets(self, visits: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
+    def solves_endgame_at_root(self, game: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        """
+        Whether choose_move at the game's root asks the exact solver (endgame_solve_plies, or an endgame try).
+        """
     def total_in_flight(self) -> int:
         """
         Virtual losses outstanding in all trees (0 after every backup).

@@ -299,6 +299,11 @@ void def_multi_search_results(PyMultiSearch& cls) {
           "choice solves with a table of its own): the endgame choice of every move and the leaf solves share it, "
           "play() keeps it and reset() empties it.")
       .def(
+          "solves_endgame_at_root",
+          [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).solves_endgame_at_root(); },
+          py::arg("game"),
+          "Whether choose_move at the game's root asks the exact solver (endgame_solve_plies, or an endgame try).")
+      .def(
           "endgame_table_bytes",
           [](const MultiSearch& ms, int g) { return ms.tree(checked_game(ms, g)).endgame_table_bytes(); },
           py::arg("game"), "The bytes the game's kept solver table holds now (0 without one).")

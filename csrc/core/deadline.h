@@ -26,10 +26,11 @@ class Deadline {
   void set(Clock::time_point when) { ticks_.store(when.time_since_epoch().count(), std::memory_order_relaxed); }
   // The work must end `seconds` from now (<= 0 or NaN: at once; at most
   // MAX_SECONDS_AHEAD, so the clock arithmetic cannot overflow).
-  void set_from_now(double seconds) {
+  void set_from_now(double seconds) { set(from_now(seconds)); }
+  // The time point `seconds` from now, clamped as set_from_now() clamps it.
+  static Clock::time_point from_now(double seconds) {
     seconds = seconds > 0 ? std::min(seconds, MAX_SECONDS_AHEAD) : 0.0;
-    const auto from_now = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    set(Clock::now() + from_now);
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
   static constexpr double MAX_SECONDS_AHEAD = 1e8;  // about three years
   // No deadline: the work ends by its own budgets only.

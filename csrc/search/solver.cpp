@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
@@ -229,9 +228,7 @@ bool Solver::past_deadline() {
 }
 
 void Solver::set_time_limit_from_now(double seconds) {
-  seconds = seconds > 0 ? std::min(seconds, Deadline::MAX_SECONDS_AHEAD) : 0.0;
-  time_limit_ = Deadline::Clock::now() +
-                std::chrono::duration_cast<Deadline::Clock::duration>(std::chrono::duration<double>(seconds));
+  time_limit_ = Deadline::from_now(seconds);
   has_time_limit_ = true;
 }
 

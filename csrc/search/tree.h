@@ -136,6 +136,12 @@ class SearchTree {
   // last endgame_solve_plies, a move with the best exact result: the choice
   // if it has one. Without an expanded root, a uniformly random legal move.
   int choose_move(double temperature);
+  // Whether choose_move() at this root asks the exact solver: within
+  // endgame_solve_plies, or an endgame try (tries_endgame).
+  bool solves_endgame_at_root() const {
+    const int plies = plies_left(root_position_);
+    return plies <= params_.endgame_solve_plies || tries_endgame(plies);
+  }
   // The training target of the search, (81,) summing to 1: root visit shares
   // with forced playouts taken back (policy target pruning) in PUCT mode, or
   // softmax(logits + sigma(completed Q)) in Gumbel mode.

@@ -127,7 +127,6 @@ class GameSearch:
         self._threads: list[threading.Thread] = []  # background searches, started
         self._search_thread: threading.Thread | None = None  # the thread running a search, if any
         self.driver.search.keep_endgame_table(0, endgame_table_mb)  # ValueError out of range
-        self._tries_endgame = endgame_table_mb > 0  # the core tries only in a tree with the game's table
         self.driver.search.reset(0, _core.Position())
         self.resets = 0  # how many times the tree was thrown away (for tests and statistics)
         self.root_evaluations = True  # snapshots carry the network's root W/D/L (one extra call per search)
@@ -279,12 +278,7 @@ class GameSearch:
     def _endgame_choice_at_root(self) -> bool:
         """Whether the move to play is chosen, or tried, by the exact endgame solver
         (SearchParams: endgame_solve_plies, endgame_try_plies)."""
-        black, white = self.driver.search.position(0).moves_left
-        params = self.driver.params
-        horizon = params.endgame_solve_plies
-        if horizon > 0 and params.endgame_try_seconds > 0 and self._tries_endgame:
-            horizon = max(horizon, params.endgame_try_plies)
-        return black + white <= horizon
+        return self.driver.search.solves_endgame_at_root(0)
 
     def _current(self, generation: int) -> bool:
         """Whether the search of `generation` may take another step."""
