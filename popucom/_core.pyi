@@ -253,7 +253,7 @@ class SearchParams:
     """
     Search settings (see csrc/search/params.h for units).
     """
-    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'endgame_try_plies', 'endgame_try_seconds', 'proven_backup', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale', 'uncertainty_weighting', 'uncertainty_floor']
+    fields: typing.ClassVar[list] = ['c_puct', 'fpu_reduction', 'root_fpu_reduction', 'root_noise', 'dirichlet_alpha_total', 'dirichlet_epsilon', 'score_utility_weight', 'score_utility_scale', 'forced_playouts_k', 'leaves_per_game', 'virtual_loss', 'lcb_stdevs', 'lcb_selection_share', 'endgame_solve_plies', 'endgame_solve_max_nodes', 'endgame_try_plies', 'endgame_try_seconds', 'proven_backup', 'leaf_solve_plies', 'leaf_solve_max_nodes', 'leaf_solve_move_nodes', 'gumbel_actions', 'gumbel_c_visit', 'gumbel_c_scale', 'uncertainty_weighting', 'uncertainty_floor']
     def __init__(self) -> None:
         ...
     def __repr__(self) -> str:
@@ -381,6 +381,14 @@ class SearchParams:
         """
     @leaf_solve_max_nodes.setter
     def leaf_solve_max_nodes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def leaf_solve_move_nodes(self) -> int:
+        """
+        positions all leaf solves below one root may visit together (a move's search, or one position's analysis; ~1.5 s; at most ~40 s): past it new leaves go to the network, so a move by visits alone stays bounded in time
+        """
+    @leaf_solve_move_nodes.setter
+    def leaf_solve_move_nodes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     @property
     def leaf_solve_plies(self) -> int:

@@ -12,12 +12,32 @@ from __future__ import annotations
 import argparse
 import math
 import numbers
+import re
 from collections.abc import Callable
 
 from . import _core
 
 MAX_KOMI = _core.NUM_SQUARES  # |komi| above the number of floors decides every game by komi alone
 MAX_SECONDS = 24 * 3600.0
+# Numbers written as text (komi, a record's analyses): ASCII decimal notation and nothing else,
+# the grammar web/src/records.js reads too. float() and int() alone would also take "1_0",
+# Arabic-Indic digits, "infinity" and non-breaking spaces, which the page refuses.
+DECIMAL_TEXT = re.compile(r"[ \t\r\n]*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[ \t\r\n]*", re.ASCII)
+WHOLE_TEXT = re.compile(r"[ \t\r\n]*[-+]?\d+[ \t\r\n]*", re.ASCII)
+
+
+def parse_decimal(text: str) -> float:
+    """`text` in ASCII decimal notation as a float (inf only by overflow, e.g. 1e400); ValueError otherwise."""
+    if not DECIMAL_TEXT.fullmatch(text):
+        raise ValueError(f"not a decimal number: {text[:40]!r}")
+    return float(text)
+
+
+def parse_whole(text: str) -> int:
+    """`text` as ASCII digits with an optional sign as an int; ValueError otherwise."""
+    if not WHOLE_TEXT.fullmatch(text):
+        raise ValueError(f"not a whole number: {text[:40]!r}")
+    return int(text)
 
 
 def check_komi(value: object, what: str = "komi") -> int:
@@ -26,7 +46,7 @@ def check_komi(value: object, what: str = "komi") -> int:
     if isinstance(value, bool):
         raise ValueError(f"{rule}, got {value!r}")
     try:
-        number = float(value) if isinstance(value, str) else value
+        number = parse_decimal(value) if isinstance(value, str) else value
         if not isinstance(number, numbers.Real) or not math.isfinite(number):
             raise ValueError
     except (TypeError, ValueError):

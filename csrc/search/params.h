@@ -52,6 +52,9 @@
     "result and margin under best play, a terminal node from then on (0: off)")                                       \
   X(int, leaf_solve_max_nodes, 200000, 1, 10000000,                                                                   \
     "positions one leaf's solve may visit (~5 ms; at most ~0.3 s); past it the leaf goes to the network")             \
+  X(int, leaf_solve_move_nodes, 20000000, 1, 500000000,                                                               \
+    "positions all leaf solves below one root may visit together (a move's search, or one position's analysis; "      \
+    "~1.5 s; at most ~40 s): past it new leaves go to the network, so a move by visits alone stays bounded in time")  \
   X(int, gumbel_actions, 16, 1, NUM_SQUARES, "Gumbel root search: m root moves sampled by Gumbel-Top-k, then halved") \
   X(double, gumbel_c_visit, 50.0, 0, 1e4, "sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q rescaled to [0, 1]")    \
   X(double, gumbel_c_scale, 0.1, 0, 1e3, "see gumbel_c_visit")                                                        \

@@ -539,6 +539,45 @@ TEST(search, leaves_near_the_end_are_solved_not_evaluated) {
   CHECK_EQ(static_cast<int>(tree.move_stats(1).size()), after.legal_moves().count());
 }
 
+TEST(search, leaf_solves_of_one_root_share_a_budget) {
+  // Twelve plies left and every leaf within reach of the solver: each leaf
+  // may spend leaf_solve_max_nodes, but all of one root's leaves together no
+  // more than leaf_solve_move_nodes; past it the leaves go to the network.
+  // A new root (a move, or a jump) starts a budget of its own.
+  Rng rng(5);
+  const Position p = played_randomly_to(Position(-2), 12, rng);
+  SearchParams params;
+  params.leaf_solve_plies = MAX_GAME_PLIES;
+  params.leaf_solve_max_nodes = 5000;
+  params.leaf_solve_move_nodes = 20000;
+  params.endgame_solve_plies = 0;
+  constexpr uint64_t OVERSHOOT = 2 * NUM_SQUARES;  // the last solve's children before it stops
+  int evaluations = 0;
+  const auto counting = [&](const Position& q, Rng& r, Evaluation* out) {
+    ++evaluations;
+    uniform_evaluation(q, r, out);
+  };
+  SearchTree tree(params, 3);
+  tree.reset(p);
+  search_serial(tree, 300, counting);
+  CHECK(tree.leaf_solve_nodes() > 0);
+  CHECK(tree.leaf_solve_nodes() <= 20000 + OVERSHOOT);
+  CHECK(evaluations > 1);  // leaves past the budget were evaluated
+  const int best = tree.move_stats(1)[0].move;
+  tree.advance(best);
+  CHECK_EQ(tree.leaf_solve_nodes(), 0u);
+  search_serial(tree, 100, counting);
+  CHECK(tree.leaf_solve_nodes() <= 20000 + OVERSHOOT);
+  tree.reset(p);
+  CHECK_EQ(tree.leaf_solve_nodes(), 0u);
+  // A generous budget solves more of the same root's leaves.
+  params.leaf_solve_move_nodes = 500000000;
+  SearchTree generous(params, 3);
+  generous.reset(p);
+  search_serial(generous, 300, uniform_evaluation);
+  CHECK(generous.leaf_solve_nodes() > 20000 + OVERSHOOT);
+}
+
 TEST(search, endgame_solving_gives_up_on_a_position_too_big_to_solve) {
   // Six plies left on an empty board: far past the budget, so the search's
   // choice stands, and quickly.

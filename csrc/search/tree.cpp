@@ -34,6 +34,7 @@ void SearchTree::reset(const Position& root) {
 void SearchTree::start_tree(const Position& root) {
   root_position_ = root;
   forget_endgame();
+  leaf_solve_nodes_ = 0;
   // A tree of a long analysis gives its memory back; a small one (self-play,
   // the arena: a fresh tree each move) keeps its arrays for the next search.
   if (reserved_bytes() > KEPT_BYTES) {
@@ -261,10 +262,16 @@ double SearchTree::evaluation_weight(const Evaluation& eval) const {
 
 bool SearchTree::solve_leaf(const Position& position, Node* node) {
   if (plies_left(position) > params_.leaf_solve_plies) return false;
+  const auto move_budget = static_cast<uint64_t>(params_.leaf_solve_move_nodes);
+  if (leaf_solve_nodes_ >= move_budget) return false;
   Solver& solver = leaf_solver();
-  solver.set_budget_from_now(static_cast<uint64_t>(std::max(params_.leaf_solve_max_nodes, 1)));
+  solver.set_budget_from_now(
+      std::min(static_cast<uint64_t>(std::max(params_.leaf_solve_max_nodes, 1)), move_budget - leaf_solve_nodes_));
+  const uint64_t before = solver.nodes();
   ExactOutcome exact;
-  if (!solver.solve_outcome(position, &exact)) return false;
+  const bool solved = solver.solve_outcome(position, &exact);
+  leaf_solve_nodes_ += solver.nodes() - before;
+  if (!solved) return false;
   node->state = NodeState::TERMINAL;
   node->terminal_value = static_cast<float>(exact.value);
   node->terminal_score = static_cast<float>(exact.margin);
@@ -756,6 +763,7 @@ void SearchTree::advance(int move) {
   }
   root_position_ = next;
   forget_endgame();
+  leaf_solve_nodes_ = 0;
   // The kept subtree's priors are raw; the next search sets its own mode.
   mode_ = default_mode(params_);
   root_noisy_ = false;

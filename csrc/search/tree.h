@@ -179,6 +179,10 @@ class SearchTree {
   size_t endgame_table_bytes() const { return kept_solver_ ? kept_solver_->table_bytes() : 0; }
   // Positions the endgame solver has visited for this tree so far (every root).
   uint64_t endgame_nodes() const { return endgame_nodes_; }
+  // Positions the leaf solves below this root have visited: at most
+  // leaf_solve_move_nodes, and the few the last solve visits before it looks
+  // at its budget again (a position's children, at most 2 * NUM_SQUARES).
+  uint64_t leaf_solve_nodes() const { return leaf_solve_nodes_; }
   // Switch uncertainty_weighting only on a fresh tree (reset): the sums made
   // so far keep their weights, and unweighted PUCT reads them as plain sums.
   SearchParams& mutable_params() {
@@ -236,8 +240,9 @@ class SearchTree {
   int first_proven(const std::vector<int>& order, std::array<Proof, NUM_SQUARES>& proofs, int below,
                    Solver& solver) const;
   // Makes a new leaf within leaf_solve_plies of the end TERMINAL with its
-  // exact outcome; false (node untouched) when it is not that close or the
-  // solve runs past leaf_solve_max_nodes or the deadline.
+  // exact outcome; false (node untouched) when it is not that close, the
+  // solve runs past leaf_solve_max_nodes or the deadline, or this root's leaf
+  // solves have spent leaf_solve_move_nodes.
   bool solve_leaf(const Position& position, Node* node);
   // Backup weights: of a network evaluation, and of an exact (terminal or solved) leaf.
   double evaluation_weight(const Evaluation& eval) const;
@@ -291,6 +296,7 @@ class SearchTree {
   mutable bool endgame_gave_up_ = false;
   mutable std::array<Proof, NUM_SQUARES> endgame_wins_{}, endgame_draws_{};  // per move
   mutable uint64_t endgame_nodes_ = 0;
+  uint64_t leaf_solve_nodes_ = 0;  // what the leaf solves below this root have visited
   const Deadline* deadline_ = nullptr;
   // Leaves near the end share one table (sibling leaves share most of their
   // continuations), capped at 1 MB a tree: self-play keeps a hundred trees.

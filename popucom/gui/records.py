@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .. import __version__, _core
 from ..fileio import read_bounded_text
-from ..limits import check_komi
+from ..limits import check_komi, parse_decimal, parse_whole
 from .game_tree import GameTree, Node
 
 GAME_ID = "81"
@@ -37,6 +37,9 @@ MAX_SGF_BYTES = 1 << 20
 MAX_RECORDS_BYTES = 8 << 20
 RESULTS = {"black": "B+", "white": "W+", "draw": "0"}
 SHOWN = 40  # characters of a bad value quoted in an error
+# The most visits an analysis in a file may claim: the largest whole number a browser's
+# numbers hold exactly, so the web app (web/src/records.js) reads the same files the same.
+MAX_ANALYSIS_VISITS = 2**53 - 1
 
 
 # --- writing ----------------------------------------------------------------------------
@@ -207,11 +210,15 @@ def _analysis(text: str, number: int) -> dict[str, float]:
     a finite score within the board's floors, or ValueError (a NaN would reach the charts)."""
     try:
         visits, winrate, score = text.split(":")
-        analysis = {"visits": int(visits), "black_winrate": float(winrate), "black_score": float(score)}
+        analysis = {
+            "visits": parse_whole(visits),
+            "black_winrate": parse_decimal(winrate),
+            "black_score": parse_decimal(score),
+        }
     except ValueError:
         raise ValueError(f"SGF node {number}: ZA[{text[:SHOWN]}] is not visits:winrate:score") from None
     if not (
-        0 <= analysis["visits"] < 2**63
+        0 <= analysis["visits"] <= MAX_ANALYSIS_VISITS
         and 0.0 <= analysis["black_winrate"] <= 1.0
         and abs(analysis["black_score"]) <= _core.NUM_SQUARES
     ):

@@ -43,12 +43,19 @@ function limits(constants = {}) {
   };
 }
 
-const shown = (text) => String(text).slice(0, SHOWN);
+// A value quoted in an error: objects and lists from a JSON record as JSON, not '[object Object]'.
+const shown = (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)).slice(0, SHOWN);
+
+// Numbers written as text: ASCII decimal notation only, as popucom/limits.py's DECIMAL_TEXT and
+// WHOLE_TEXT (Number() alone would take '0x1', '0b1' and a blank as 0).
+const DECIMAL_TEXT = /^[ \t\r\n]*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?[ \t\r\n]*$/i;
+const WHOLE_TEXT = /^[ \t\r\n]*[-+]?\d+[ \t\r\n]*$/;
+const decimal = (text) => (DECIMAL_TEXT.test(text) ? Number(text) : NaN);
 
 /** popucom.limits.check_komi: a whole number within the board's floors, from a number or text. */
 export function checkKomi(value, numSquares = DEFAULT_CONSTANTS.numSquares) {
   let number = value;
-  if (typeof value === 'string') number = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(value) ? Number(value) : NaN;
+  if (typeof value === 'string') number = decimal(value);
   if (typeof number !== 'number' || !Number.isFinite(number) || !Number.isInteger(number) || Math.abs(number) > numSquares) {
     throw new RecordError('record.badKomi', { value: shown(value), max: numSquares });
   }
@@ -115,7 +122,7 @@ export function toJsonl(tree) {
 
 /** RE as SGF writes it (B+3, W+1, 0) from a result and a score. */
 export function resultText(result, score, numSquares = DEFAULT_CONSTANTS.numSquares) {
-  if (typeof result !== 'string' || !(result in RESULTS)) {
+  if (typeof result !== 'string' || !Object.hasOwn(RESULTS, result)) {
     throw new RecordError('record.badResult', { value: shown(result) });
   }
   if (typeof score !== 'number' || !Number.isFinite(score) || Math.abs(score) > numSquares) {
@@ -217,14 +224,13 @@ class SgfParser {
 
 /** ZA[visits:winrate:score] as an analysis, range-checked (a NaN would reach the chart). */
 function parseAnalysis(text, number, numSquares) {
-  const match = /^\s*([-+]?\d+)\s*:\s*([^:]+):([^:]+)$/.exec(text);
-  const winrate = match ? Number(match[2]) : NaN;
-  const score = match ? Number(match[3]) : NaN;
-  if (!match || !Number.isFinite(winrate) || !Number.isFinite(score) || match[2].trim() === '' || match[3].trim() === '') {
+  const parts = text.split(':');
+  if (parts.length !== 3 || !WHOLE_TEXT.test(parts[0]) || !DECIMAL_TEXT.test(parts[1]) || !DECIMAL_TEXT.test(parts[2])) {
     throw new RecordError('sgf.badAnalysis', { node: number, value: shown(text) });
   }
-  const visits = Number(match[1]);
-  if (!(visits >= 0 && visits < 2 ** 63 && winrate >= 0 && winrate <= 1 && Math.abs(score) <= numSquares)) {
+  const [visits, winrate, score] = parts.map(Number);
+  // Visits up to popucom/gui/records.py's MAX_ANALYSIS_VISITS: the largest whole number held exactly.
+  if (!(visits >= 0 && visits <= Number.MAX_SAFE_INTEGER && winrate >= 0 && winrate <= 1 && Math.abs(score) <= numSquares)) {
     throw new RecordError('sgf.analysisRange', { node: number, value: shown(text), max: numSquares });
   }
   return { visits, blackWinrate: winrate, blackScore: score };
@@ -323,9 +329,9 @@ function recordGame(line, rules, lim) {
   if (!('moves' in record)) throw new RecordError('jsonl.noMoves');
   const moves = recordMoves(record.moves, lim.numSquares, lim.boardSize);
   if (moves.length > lim.maxGamePlies) throw new RecordError('jsonl.tooLong', { count: moves.length, max: lim.maxGamePlies });
-  const komi = checkKomi(record.komi ?? 0, lim.numSquares);
+  const komi = checkKomi('komi' in record ? record.komi : 0, lim.numSquares); // null is no komi, as in records.py
   const info = { PB: String(record.black ?? '').slice(0, 200), PW: String(record.white ?? '').slice(0, 200) };
-  if ('result' in record) info.RE = resultText(record.result, record.score ?? 0, lim.numSquares);
+  if ('result' in record) info.RE = resultText(record.result, 'score' in record ? record.score : 0, lim.numSquares);
   const game = rules.newGame(komi);
   try {
     moves.forEach((move, i) => {
