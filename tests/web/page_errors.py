@@ -3,7 +3,8 @@ value that was never meant to be shown, where the page should have named the pro
 
 from __future__ import annotations
 
-UNEXPECTED = ("TypeError", "RangeError", "ReferenceError", "undefined", "[object", "NaN is", "stack")
+# The last: a frame of a stack trace.
+UNEXPECTED = ("TypeError", "RangeError", "ReferenceError", "undefined", "[object", "NaN is", "\n    at ")
 
 
 def is_clear(message: object) -> bool:

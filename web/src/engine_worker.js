@@ -18,11 +18,13 @@
 
 import { loadCore } from './core.js';
 import { Network, configureRuntime } from './network.js';
+import { OnnxFormatError, externalTensor } from './onnx_check.js';
 import { SearchSession } from './search_session.js';
 
 const SITE = new URL('../', import.meta.url);
 const MAX_SESSIONS = 3; // each holds an evaluation cache of constants.cache_mb
 const BACKEND = 'onnxruntime-web';
+const TYPES = 'init, search, stop, new-game, bench-net';
 
 let engine = null; // {core, ort, constants, threads} once init has finished
 let initializing = null;
@@ -62,8 +64,7 @@ function network(model) {
   const url = new URL(model, SITE);
   if (url.origin !== SITE.origin) throw new RequestError(`the model must come from this site, not ${url.origin}`);
   if (!networks.has(url.href)) {
-    const { ort, constants } = engine;
-    const loading = Network.load(ort, url.href, constants.num_feature_planes, constants.board_size).catch((error) => {
+    const loading = loadNetwork(url, model).catch((error) => {
       networks.delete(url.href);
       throw new RequestError(`cannot load the network ${model}: ${describe(error)}`);
     });
@@ -72,11 +73,41 @@ function network(model) {
   return networks.get(url.href);
 }
 
+/** The model's bytes, checked to hold every tensor themselves, on onnxruntime-web. */
+async function loadNetwork(url, model) {
+  const { ort, constants } = engine;
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  let outside;
+  try {
+    outside = externalTensor(bytes);
+  } catch (error) {
+    if (error instanceof OnnxFormatError) throw new Error(`not an ONNX model (${error.message})`);
+    throw error;
+  }
+  if (outside !== null)
+    throw new Error(`its tensor ${outside.slice(0, 60)} is stored outside the file (ONNX external data), which the page never reads`);
+  return Network.load(ort, bytes, constants.num_feature_planes, constants.board_size, `the network ${model}`);
+}
+
+/** A value a request carried, as an error quotes it. */
+function quoted(value) {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'bigint') return `${String(value).slice(0, 40)}n`;
+  if (value === null || typeof value !== 'object') return String(value).slice(0, 40);
+  try {
+    return JSON.stringify(value).slice(0, 40);
+  } catch {
+    return Array.isArray(value) ? 'a list' : 'an object';
+  }
+}
+
 function checkNumber(value, name, { lowest, highest, whole = false }) {
   const fits = typeof value === 'number' && Number.isFinite(value) && value >= lowest && value <= highest;
   if (!fits || (whole && !Number.isInteger(value))) {
     const kind = whole ? 'a whole number' : 'a number';
-    throw new RequestError(`${name} must be ${kind} from ${lowest} to ${highest}, got ${String(value).slice(0, 40)}`);
+    throw new RequestError(`${name} must be ${kind} from ${lowest} to ${highest}, got ${quoted(value)}`);
   }
   return value;
 }
@@ -217,7 +248,9 @@ async function handle(message) {
     case 'bench-net':
       return benchNetwork(message);
     default:
-      throw new RequestError(`unknown message type ${String(message?.type).slice(0, 40)}`);
+      if (!message || typeof message !== 'object') throw new RequestError(`a message is an object with a type (${TYPES}), not ${quoted(message)}`);
+      if (typeof message.type !== 'string') throw new RequestError(`a message needs its type (${TYPES})`);
+      throw new RequestError(`unknown message type ${message.type.slice(0, 40)} (${TYPES})`);
   }
 }
 

@@ -30,7 +30,8 @@ export function configureRuntime(ort, ortFolderUrl, threads = networkThreads()) 
 export class Network {
   /** `model`: the .onnx file's URL, or its bytes (Uint8Array). */
   /** `planes`, `boardSize`: the input's shape per position (constants.json). */
-  static async load(ort, model, planes, boardSize) {
+  /** `name`: what errors call the network (its file). */
+  static async load(ort, model, planes, boardSize, name = 'the network') {
     const session = await ort.InferenceSession.create(model, {
       executionProviders: ['wasm'],
       graphOptimizationLevel: 'all',
@@ -39,10 +40,11 @@ export class Network {
     if (!session.inputNames.includes(INPUT)) throw new Error(`the model has no input named ${INPUT}`);
     const missing = OUTPUTS.filter((name) => !session.outputNames.includes(name));
     if (missing.length) throw new Error(`the model lacks the outputs ${missing.join(', ')}`);
-    return new Network(ort, session, planes, boardSize);
+    return new Network(ort, session, planes, boardSize, name);
   }
 
-  constructor(ort, session, planes, boardSize) {
+  constructor(ort, session, planes, boardSize, name = 'the network') {
+    this.name = name;
     this.ort = ort;
     this.session = session;
     this.shape = [planes, boardSize, boardSize];
@@ -53,7 +55,13 @@ export class Network {
 
   async evaluate(features, n) {
     const input = new this.ort.Tensor('float32', features, [n, ...this.shape]);
-    const out = await this.session.run({ [INPUT]: input }, this.fetches);
+    let out;
+    try {
+      out = await this.session.run({ [INPUT]: input }, this.fetches);
+    } catch (error) {
+      // A model that loads can still refuse our input (a fixed batch, another dtype).
+      throw new Error(`${this.name} failed on ${n} positions: ${String(error?.message ?? error).slice(0, 500)}`);
+    }
     this.calls += 1;
     this.positions += n;
     return {
