@@ -16,6 +16,7 @@ import pytest
 import popucom.player as player_module
 from popucom.engine.gtp import Engine, decode_line
 from popucom.infer import EvalOutput, TinyEvaluator
+from popucom.levels import LEVELS
 
 CLI = [sys.executable, "-m", "popucom.cli"]
 
@@ -342,31 +343,34 @@ WORDS = [
 ]
 
 
-def fuzz_line(rng: random.Random, commands: list[str], long_line: int) -> bytes:
+def fuzz_line(rng: random.Random, commands: list[str], long_line: int, words: list[str]) -> bytes:
     r = rng.random()
     if r < 0.04:
         return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))).replace(b"\n", b" ")
     if r < 0.05:
         return (rng.choice(commands) + " " + "x" * long_line).encode()
-    words = [rng.choice(commands) if rng.random() < 0.85 else rng.choice(WORDS)]
+    line_words = [rng.choice(commands) if rng.random() < 0.85 else rng.choice(words)]
     if rng.random() < 0.2:
-        words.insert(0, str(rng.randrange(1000)))
-    if words[0] in NUMERIC_COMMANDS and rng.random() < 0.7:
-        words.append(rng.choice(NUMBERS))  # the commands that take a number get every kind often
-    words += [rng.choice(WORDS) for _ in range(rng.choice([0, 1, 1, 2, 2, 3]))]
-    line = " ".join(words).encode()
+        line_words.insert(0, str(rng.randrange(1000)))
+    if line_words[0] in NUMERIC_COMMANDS and rng.random() < 0.7:
+        line_words.append(rng.choice(NUMBERS))  # the commands that take a number get every kind often
+    line_words += [rng.choice(words) for _ in range(rng.choice([0, 1, 1, 2, 2, 3]))]
+    line = " ".join(line_words).encode()
     return line + (b"\xff" if rng.random() < 0.02 else b"")
 
 
-def fuzz_engine(commands_to_send: int, seed: int, long_line: int, engine: Engine | None = None) -> None:
+def fuzz_engine(
+    commands_to_send: int, seed: int, long_line: int, engine: Engine | None = None, more_words: tuple[str, ...] = ()
+) -> None:
     """Random command streams: every non-blank line gets exactly one reply, = or ?, never an
     internal error, and the replies hold no blank line (the framing is never broken)."""
     rng = random.Random(seed)
+    words = [*WORDS, *more_words]
     engine = engine or Engine("random")
     commands = [c for c in engine.known_commands() if c != "quit"]
     sent = 0
     while sent < commands_to_send:
-        lines = [fuzz_line(rng, commands, long_line) for _ in range(200)]
+        lines = [fuzz_line(rng, commands, long_line, words) for _ in range(200)]
         data = b"\n".join(lines).replace(b"\r", b"") + b"\n"
         expected = 0
         for raw in data.split(b"\n")[:-1]:
@@ -391,6 +395,14 @@ def test_engine_fuzz() -> None:
 def test_engine_fuzz_with_a_model_player(model_engine) -> None:
     """The same with a model player: genmove searches and popucom-analyze streams."""
     fuzz_engine(3000, seed=12, long_line=10_000, engine=model_engine(visits=8))
+
+
+def test_engine_fuzz_at_a_level(monkeypatch) -> None:
+    """The same with the engine at a difficulty level, the level names among the words, so that
+    popucom-level switches levels mid-stream (every level's network a tiny fake one)."""
+    monkeypatch.setattr(player_module, "load_evaluator", lambda *args, **kwargs: TinyEvaluator())
+    names = tuple(level.name for level in LEVELS)
+    fuzz_engine(1500, seed=13, long_line=10_000, engine=Engine(level="beginner"), more_words=names)
 
 
 @pytest.mark.slow
