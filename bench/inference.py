@@ -75,6 +75,28 @@ def int8_session(onnx_path: Path, threads: int):
     return lambda x: session.run(None, {name: x})
 
 
+def bf16_candidates(net: PopucomNet, evaluator: TorchEvaluator, threads: int) -> dict:
+    """The torch paths in bfloat16 (autocast, bf16 products, bf16 dots), for a CPU that has it."""
+
+    def bf16(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return evaluator.run_all(x)
+
+    products = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
+    products.model.net.set_inference_matmul_dtype(torch.bfloat16, attention_dots=torch.float32)
+    dots = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
+    return {"torch_bf16": bf16, "torch_bf16_products": products.run_all, "torch_bf16_dots": dots.run_all}
+
+
+def native_candidates(net: PopucomNet, threads: int) -> dict:
+    """The native forward in bf16 and fp32, where it serves this network on this CPU."""
+    return {
+        name: NativeForward(copy.deepcopy(net), threads=threads, bf16=bf16)
+        for name, bf16 in (("native", True), ("native_fp32", False))
+        if native_forward_refusal(net, bf16=bf16) is None
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", default="small")
@@ -131,23 +153,10 @@ def main() -> None:
             float(abs(candidates["onnx_int8"](probe)[0] - evaluator.run_all(probe)["policy_logits"]).max()), 4
         )
     if cpu_has_bf16():
-
-        def bf16(x):
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                return evaluator.run_all(x)
-
-        candidates["torch_bf16"] = bf16
-        products = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
-        products.model.net.set_inference_matmul_dtype(torch.bfloat16, attention_dots=torch.float32)
-        candidates["torch_bf16_products"] = products.run_all
-        dots = TorchEvaluator(copy.deepcopy(net), threads=threads, cpu_matmul="bf16")
-        candidates["torch_bf16_dots"] = dots.run_all
+        candidates.update(bf16_candidates(net, evaluator, threads))
     if wanted("openvino") and importlib.util.find_spec("openvino") is not None:
         candidates["openvino"] = OpenVinoEvaluator(onnx_path, threads=threads).run_all
-    if native_forward_refusal(net, bf16=True) is None:
-        candidates["native"] = NativeForward(copy.deepcopy(net), threads=threads, bf16=True)
-    if native_forward_refusal(net, bf16=False) is None:
-        candidates["native_fp32"] = NativeForward(copy.deepcopy(net), threads=threads, bf16=False)
+    candidates.update(native_candidates(net, threads))
     candidates = {k: v for k, v in candidates.items() if wanted(k) or k == "reference"}
     table = evaluations_per_s(candidates, args.batches, args.repeats)
     speedup = {

@@ -174,6 +174,17 @@ def _minutes(value: float | None, flag: str) -> float | None:
     return value
 
 
+def _evaluation_from_args(args: argparse.Namespace, base: PipelineConfig) -> object:
+    """The evaluation settings with --gating and --evaluate-every applied."""
+    from dataclasses import replace
+
+    # Gating evaluates every model; an --evaluate-every beside it is refused by EvalConfig.
+    evaluation: dict[str, object] = {"gating": True, "every": 1} if args.gating else {}
+    if args.evaluate_every is not None:
+        evaluation["every"] = _positive(args.evaluate_every, "--evaluate-every")
+    return replace(base.evaluation, **evaluation)
+
+
 def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
     """The base config with the command line's overrides applied."""
     from dataclasses import replace
@@ -185,19 +196,13 @@ def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
         if args.preset:
             raise ValueError("--change alters the run's own config: leave out --preset")
         base = apply_changes(args.run_dir, base, parse_changes(args.change))
-    overrides: dict[str, object] = {}
-    if args.backend:
-        overrides["backend"] = args.backend
-    if args.device:
-        overrides["device"] = args.device
-    if args.threads:
-        overrides["inference_threads"] = args.threads
+    overrides: dict[str, object] = {
+        field: value
+        for field, value in (("backend", args.backend), ("device", args.device), ("inference_threads", args.threads))
+        if value
+    }
     if args.gating or args.evaluate_every is not None:
-        # Gating evaluates every model; an --evaluate-every beside it is refused by EvalConfig.
-        evaluation: dict[str, object] = {"gating": True, "every": 1} if args.gating else {}
-        if args.evaluate_every is not None:
-            evaluation["every"] = _positive(args.evaluate_every, "--evaluate-every")
-        overrides["evaluation"] = replace(base.evaluation, **evaluation)
+        overrides["evaluation"] = _evaluation_from_args(args, base)
     selfplay = {
         name: value
         for name, value in (

@@ -90,7 +90,8 @@ class SafeAppender:
         append_lines(self.fallback, text)
 
 
-def run_arena(args: argparse.Namespace) -> int:
+def _checked_arena_args(args: argparse.Namespace) -> tuple[int, list[PlayerSpec], SPRT | None, str]:
+    """komi, the players, the SPRT (or None) and the anchor, every flag checked before a model loads."""
     komi = check_komi(args.komi, "--komi")
     make_openings(1, args.opening_plies, args.seed)  # refuses bad --opening-plies before models load
     if args.openings < 1:
@@ -110,6 +111,29 @@ def run_arena(args: argparse.Namespace) -> int:
     anchor = args.anchor or specs[0].name
     if anchor not in {s.name for s in specs} and not args.refit:
         raise ValueError(f"anchor '{anchor}' is not one of the players")
+    return komi, specs, sprt, anchor
+
+
+def _play_until_decided(
+    sprt: SPRT, a: Player, b: Player, a_name: str, openings: list, komi: int
+) -> tuple[list[GameRecord], str]:
+    """Two openings at a time until the SPRT decides (or the openings run out): the games and the decision."""
+    chunk = 2  # openings per round
+    decision = "continue"
+    records: list[GameRecord] = []
+    for r in range(0, len(openings), chunk):
+        records += play_match(a, b, openings[r : r + chunk], komi=komi, progress=False)
+        scores = [g.score_for(a_name) for g in records]
+        decision = sprt.decide(scores)
+        low, high = sprt.bounds()
+        print(f"  {len(records)} games: LLR {sprt.llr(scores):+.2f} (bounds {low:+.2f}, {high:+.2f}) -> {decision}")
+        if decision != "continue":
+            break
+    return records, decision
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    komi, specs, sprt, anchor = _checked_arena_args(args)
     threads = resolve_threads(args.threads)
     backend = getattr(args, "backend", None) or "auto"
     evaluators = {s.name: load_evaluator(s, args.device, threads, backend) for s in specs if s.is_network}
@@ -127,19 +151,7 @@ def run_arena(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     for i, (a, b) in enumerate(itertools.combinations(specs, 2)):
         if sprt:
-            chunk = 2  # openings per round
-            decision = "continue"
-            pair_records = []
-            for r in range(0, len(openings), chunk):
-                batch = openings[r : r + chunk]
-                pair_records += play_match(player(a, i), player(b, i + 100), batch, komi=komi, progress=False)
-                decision = sprt.decide([g.score_for(a.name) for g in pair_records])
-                print(
-                    f"  {len(pair_records)} games: LLR {sprt.llr([g.score_for(a.name) for g in pair_records]):+.2f} "
-                    f"(bounds {sprt.bounds()[0]:+.2f}, {sprt.bounds()[1]:+.2f}) -> {decision}"
-                )
-                if decision != "continue":
-                    break
+            pair_records, decision = _play_until_decided(sprt, player(a, i), player(b, i + 100), a.name, openings, komi)
         else:
             pair_records = play_match(
                 player(a, i),

@@ -143,6 +143,30 @@ def read_shard(path: str | os.PathLike) -> Shard:
     been written by anyone), and the targets are checked for values no game can produce:
     NaN/inf or negative policy, NaN/inf score, an outcome or ownership outside -1..1."""
     path = Path(path)
+    header, header_end, size = _read_header(path)
+    version = _checked_version(path, header)
+    checksums = _checked_checksums(path, header, stored_fields(version)) if version >= 2 else None
+    if checksums is None:
+        _warn_unchecked(path)
+    _warn_other_features(path, header)
+    n, specs = _checked_layout(path, header)
+    arrays = {}
+    for name in stored_fields(version):
+        arrays[name] = _mapped_array(path, name, specs.get(name), n, header_end, size)
+        if checksums is not None and _crc32(arrays[name]) != checksums[name]:
+            raise ShardError(
+                f"{path}: array '{name}' fails its checksum (crc32 {_crc32(arrays[name]):08x}, header has "
+                f"{checksums[name]:08x}): the file is damaged"
+            )
+    for name, derive in ADDED_IN_VERSION_3.items():
+        if name not in arrays:
+            arrays[name] = derive(arrays)
+    _check_targets(path, arrays)
+    return Shard(path, header, arrays)
+
+
+def _read_header(path: Path) -> tuple[dict, int, int]:
+    """The shard's parsed header (a JSON object), the byte where it ends and the file's size."""
     try:
         size = path.stat().st_size
         with open(path, "rb") as f:
@@ -163,6 +187,10 @@ def read_shard(path: str | os.PathLike) -> Shard:
         raise ShardError(f"{path}: corrupt shard header: {e}") from e
     if not isinstance(header, dict):
         raise ShardError(f"{path}: corrupt shard header: a JSON {type(header).__name__}, not an object")
+    return header, 12 + length, size
+
+
+def _checked_version(path: Path, header: dict) -> int:
     version = header.get("format_version")
     if not (isinstance(version, int) and not isinstance(version, bool) and version in READABLE_VERSIONS):
         raise ShardError(
@@ -172,9 +200,10 @@ def read_shard(path: str | os.PathLike) -> Shard:
     if version == 1 and ("checksums" in header or "header_crc32" in header):
         # Version 1 never had them: a flipped bit turned a 2 into a 1.
         raise ShardError(f"{path}: a version-1 header with checksums: the file is damaged")
-    checksums = _checked_checksums(path, header, stored_fields(version)) if version >= 2 else None
-    if checksums is None:
-        _warn_unchecked(path)
+    return version
+
+
+def _warn_other_features(path: Path, header: dict) -> None:
     if header.get("feature_version") != _core.FEATURE_VERSION:
         # Nothing to convert: only packed positions are stored, and the trainer encodes them
         # with this build's encoder when it samples them.
@@ -185,6 +214,10 @@ def read_shard(path: str | os.PathLike) -> Shard:
             header.get("feature_version"),
             _core.FEATURE_VERSION,
         )
+
+
+def _checked_layout(path: Path, header: dict) -> tuple[int, dict]:
+    """The header's sample count and its table of arrays, checked to be what they claim."""
     n = header.get("num_samples")
     if not _is_count(n):
         raise ShardError(f"{path}: header field 'num_samples' is {n!r:.40}, not a count")
@@ -193,49 +226,40 @@ def read_shard(path: str | os.PathLike) -> Shard:
     specs = header.get("arrays")
     if not isinstance(specs, dict):
         raise ShardError(f"{path}: header field 'arrays' is missing or not an object")
-    arrays = {}
-    for name in stored_fields(version):
-        dtype, shape, _ = FIELDS[name]
-        spec = specs.get(name)
-        if spec is None:
-            raise ShardError(f"{path}: shard has no array '{name}'")
-        if not isinstance(spec, dict):
-            raise ShardError(f"{path}: array '{name}': its header entry is not an object")
-        try:
-            found = np.dtype(spec.get("dtype"))
-        except (TypeError, ValueError):
-            raise ShardError(
-                f"{path}: array '{name}' has unknown dtype {spec.get('dtype')!r:.40}, expected {dtype.str}"
-            ) from None
-        if found != dtype or spec.get("shape") != [n, *shape]:
-            raise ShardError(
-                f"{path}: array '{name}' has dtype {spec.get('dtype')!r:.40} shape "
-                f"{spec.get('shape')!r:.80}, expected {dtype.str} {[n, *shape]}"
-            )
-        offset = spec.get("offset")
-        if not _is_count(offset) or offset < 12 + length:
-            raise ShardError(
-                f"{path}: array '{name}' has offset {offset!r:.40}; it must be a whole number of "
-                f"bytes past the header (>= {12 + length})"
-            )
-        end = offset + dtype.itemsize * int(np.prod((n, *shape)))
-        if end > size:
-            raise ShardError(f"{path}: truncated shard (array '{name}' ends at byte {end}, file has {size})")
-        arrays[name] = (
-            np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(n, *shape))
-            if n
-            else np.zeros((0, *shape), dtype=dtype)
+    return n, specs
+
+
+def _mapped_array(path: Path, name: str, spec: object, n: int, header_end: int, size: int) -> np.ndarray:
+    """Array `name` of `n` samples, memory-mapped from where its header entry `spec` says, once
+    its dtype, shape and bytes are checked to fit the field and the file."""
+    dtype, shape, _ = FIELDS[name]
+    if spec is None:
+        raise ShardError(f"{path}: shard has no array '{name}'")
+    if not isinstance(spec, dict):
+        raise ShardError(f"{path}: array '{name}': its header entry is not an object")
+    try:
+        found = np.dtype(spec.get("dtype"))
+    except (TypeError, ValueError):
+        raise ShardError(
+            f"{path}: array '{name}' has unknown dtype {spec.get('dtype')!r:.40}, expected {dtype.str}"
+        ) from None
+    if found != dtype or spec.get("shape") != [n, *shape]:
+        raise ShardError(
+            f"{path}: array '{name}' has dtype {spec.get('dtype')!r:.40} shape "
+            f"{spec.get('shape')!r:.80}, expected {dtype.str} {[n, *shape]}"
         )
-        if checksums is not None and _crc32(arrays[name]) != checksums[name]:
-            raise ShardError(
-                f"{path}: array '{name}' fails its checksum (crc32 {_crc32(arrays[name]):08x}, header has "
-                f"{checksums[name]:08x}): the file is damaged"
-            )
-    for name, derive in ADDED_IN_VERSION_3.items():
-        if name not in arrays:
-            arrays[name] = derive(arrays)
-    _check_targets(path, arrays)
-    return Shard(path, header, arrays)
+    offset = spec.get("offset")
+    if not _is_count(offset) or offset < header_end:
+        raise ShardError(
+            f"{path}: array '{name}' has offset {offset!r:.40}; it must be a whole number of "
+            f"bytes past the header (>= {header_end})"
+        )
+    end = offset + dtype.itemsize * int(np.prod((n, *shape)))
+    if end > size:
+        raise ShardError(f"{path}: truncated shard (array '{name}' ends at byte {end}, file has {size})")
+    if not n:
+        return np.zeros((0, *shape), dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(n, *shape))
 
 
 def _crc32(array: np.ndarray) -> int:

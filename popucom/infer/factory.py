@@ -95,7 +95,12 @@ def load_evaluator(
         raise FileNotFoundError(f"no model file at {path}")
     if backend == "auto":
         return _load_auto(path, kind, device, threads, engine_cache, max_batch, expect, exported, machine)
+    _check_named_backend(path, kind, backend, device)
+    return _load_named(path, kind, backend, device, threads, engine_cache, max_batch, expect)
 
+
+def _check_named_backend(path: Path, kind: str, backend: str, device: str) -> None:
+    """ValueError where the backend asked for cannot run this kind of file on this device."""
     if backend in EXPORTED_BACKENDS and kind == "checkpoint":
         raise ValueError(
             f"{path}: the {backend} backend runs exported models (.onnx); export the checkpoint with "
@@ -110,32 +115,39 @@ def load_evaluator(
         raise ValueError(f"{path}: a TensorRT plan runs only on the trt backend")
     if backend in ("openvino", "native") and device != "cpu":
         raise ValueError(f"the {backend} backend runs on the CPU, not on device '{device}'")
+    if backend == "trt" and device != "cuda":
+        raise ValueError("the TensorRT backend runs on a GPU: use device 'cuda'")
 
+
+def _load_named(
+    path: Path,
+    kind: str,
+    backend: str,
+    device: str,
+    threads: int,
+    engine_cache: str | Path | None,
+    max_batch: int,
+    expect,
+) -> Evaluator:
+    """The named backend's evaluator (each imported only when asked for)."""
     if backend == "onnx":
         from .onnx_backend import OnnxEvaluator
 
         return OnnxEvaluator(path, device=device, threads=threads)
-
     if backend == "openvino":
         from .openvino_backend import OpenVinoEvaluator
 
         return OpenVinoEvaluator(path, threads=threads)
-
     if backend == "torch":
         from .torch_backend import TorchEvaluator
 
         return TorchEvaluator(_checkpoint_network(path, expect), device=device, threads=threads)
-
     if backend == "native":
         from .native_backend import NativeEvaluator
 
         return NativeEvaluator(_checkpoint_network(path, expect), threads=threads)
-
-    # trt
     from .trt_backend import TensorRTEvaluator
 
-    if device != "cuda":
-        raise ValueError("the TensorRT backend runs on a GPU: use device 'cuda'")
     if kind == "plan":
         return TensorRTEvaluator(None, plan=path)
     return TensorRTEvaluator(path, engine_cache or path.parent / "engines", max_batch=max_batch)

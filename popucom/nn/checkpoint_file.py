@@ -129,26 +129,27 @@ def write_checkpoint(path: str | os.PathLike, state: dict[str, Any]) -> Path:
     return write_bytes_atomic(path, checkpoint_bytes(state))
 
 
-def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
-    """The state saved by write_checkpoint. Never runs code from the file: raises CheckpointFileError
-    for an unsafe or old-format pickle, a failed checksum, or a file that is not a checkpoint."""
-    path = Path(path)
+def _checkpoint_bytes(path: Path) -> bytes:
+    """The file's bytes, once its size is known to be within a checkpoint's."""
     try:
         if path.stat().st_size > MAX_CHECKPOINT_BYTES:
             raise CheckpointFileError(
                 f"checkpoint {path} is {path.stat().st_size / 2**30:.1f} GiB, more than the "
                 f"{MAX_CHECKPOINT_BYTES >> 30} GiB a popucom checkpoint may take"
             )
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as e:
         raise CheckpointFileError(f"cannot read checkpoint {path}: {e.strerror or e}") from e
-    _check_archive(path, raw)
+
+
+def _unpickled_safely(path: Path, raw: bytes) -> Any:
+    """What the pickle holds, read with weights_only=True: only containers, scalars and tensors
+    are unpickled; any other global (os.system, a class, a numpy array) is refused before it is
+    called."""
     try:
-        # weights_only=True: only containers, scalars and tensors are unpickled; any other
-        # global (os.system, a class, a numpy array) is refused before it is called.
         with warnings.catch_warnings():  # torch warns about foreign pickle protocols; we answer with an error
             warnings.simplefilter("ignore")
-            stored = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+            return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         if "weights only" in str(e).lower() or "weights_only" in str(e):
             raise CheckpointFileError(
@@ -160,6 +161,15 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
         raise CheckpointFileError(f"checkpoint {path} is corrupt or truncated ({e})") from None
     except Exception as e:  # noqa: BLE001 - nothing ran; any failure of the reader means a bad file
         raise CheckpointFileError(f"checkpoint {path} is corrupt or truncated ({type(e).__name__}: {e})") from None
+
+
+def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """The state saved by write_checkpoint. Never runs code from the file: raises CheckpointFileError
+    for an unsafe or old-format pickle, a failed checksum, or a file that is not a checkpoint."""
+    path = Path(path)
+    raw = _checkpoint_bytes(path)
+    _check_archive(path, raw)
+    stored = _unpickled_safely(path, raw)
     if isinstance(stored, dict) and stored.get("format") == CHECKPOINT_FORMAT:
         raise CheckpointFileError(
             f"checkpoint {path} has version {stored.get('version')}, this build reads "
