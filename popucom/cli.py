@@ -15,7 +15,6 @@ them off where a command has it.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import os
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from . import _core
 from .infer.threads import resolve_threads
-from .limits import threads_argument
+from .limits import BACKENDS, MODEL_PRESETS, PIPELINE_PRESETS, threads_argument
 
 if TYPE_CHECKING:
     from .pipeline.config import PipelineConfig
@@ -73,29 +72,6 @@ def configure_logging(debug: bool) -> None:
     package.setLevel(logging.DEBUG if debug else logging.INFO)
 
 
-class PresetNames:
-    """The names of a preset table, read on first use: argparse checks a given --preset against
-    them and --help lists them, while building the parser imports nothing (the tables' modules
-    load the compiled core and check every preset)."""
-
-    def __init__(self, module: str, table: str) -> None:
-        self.module, self.table = module, table
-
-    def names(self) -> list[str]:
-        return sorted(getattr(importlib.import_module(self.module), self.table))
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.names()
-
-    def __iter__(self):
-        return iter(self.names())
-
-
-PIPELINE_PRESETS = PresetNames("popucom.pipeline.config", "PIPELINE_PRESETS")
-MODEL_PRESETS = PresetNames("popucom.nn.config", "PRESETS")
-BACKENDS = PresetNames("popucom.infer.backends", "BACKENDS")
-
-
 def describe_error(error: BaseException) -> str:
     """One line for the user: an OSError says what failed on which file, not its errno tuple."""
     if isinstance(error, OSError) and error.strerror:
@@ -113,6 +89,11 @@ def fail(command: str, error: Exception) -> int:
 
 
 GAME_FILE_SUFFIXES = (".sgf", ".jsonl", ".json")  # the game files `popucom gui FILE` opens (MainWindow.open_path)
+
+
+def add_show_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("record", help="moves like 'e5 d4 c3' (Black first)")
+    p.add_argument("--komi", type=int, default=0, help="komi White gives Black (default 0)")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -135,6 +116,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(game)
     print(f"record ({len(game)} moves): {game.record}")
     return 0
+
+
+def add_bench_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("what", choices=["rules", "search"], help="which benchmark")
+    p.add_argument("--games", type=int, default=200_000, help="random games per timed repeat (rules)")
+    p.add_argument("--repeats", type=int, default=5, help="timed repeats (the median is reported)")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -225,252 +212,7 @@ def pipeline_config_from_args(args: argparse.Namespace) -> PipelineConfig:
     return replace(base, **overrides)
 
 
-def cmd_pipeline(args: argparse.Namespace) -> int:
-    from .pipeline import run_pipeline
-
-    try:
-        config = pipeline_config_from_args(args)
-        _minutes(args.stop_after, "--stop-after")
-        if args.ray_address:
-            from .pipeline.cluster import run_cluster_pipeline
-
-            run_cluster_pipeline(
-                args.run_dir, config, args.iterations, args.ray_address, stop_after_minutes=args.stop_after
-            )
-        else:
-            run_pipeline(
-                args.run_dir,
-                config,
-                iterations=args.iterations,
-                progress=not args.quiet,
-                stop_after_minutes=args.stop_after,
-            )
-    except KeyboardInterrupt:
-        print("\ninterrupted: everything written so far is kept; run the same command to resume", file=sys.stderr)
-        return 130
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        return fail("pipeline", e)
-    return 0
-
-
-def cmd_grow(args: argparse.Namespace) -> int:
-    from .infer.threads import set_torch_threads
-    from .pipeline.grow import grow_run, grown_model
-
-    try:
-        shape = {
-            name: _positive(value, flag)
-            for name, value, flag in (
-                ("d_model", args.d_model, "--d-model"),
-                ("layers", args.layers, "--layers"),
-                ("heads", args.heads, "--heads"),
-                ("mlp_ratio", args.mlp_ratio, "--mlp-ratio"),
-            )
-            if value is not None
-        }
-        model = grown_model(args.source, args.preset, **shape)  # ModelConfig names a shape it cannot build
-        threads = set_torch_threads(args.threads)
-        print(f"grow: training on {threads} torch thread(s)")
-        figures = grow_run(
-            args.source,
-            args.run_dir,
-            model,
-            epochs=args.epochs,
-            progress=not args.quiet,
-            teacher_share=args.teacher_share,
-        )
-    except KeyboardInterrupt:
-        print("\ninterrupted: run the same command again to retrain the grown network", file=sys.stderr)
-        return 130
-    except (ValueError, RuntimeError, OSError) as e:
-        return fail("grow", e)
-    print(json.dumps(figures))
-    print(f"continue it with: popucom pipeline --run-dir {args.run_dir}")
-    return 0
-
-
-def cmd_selfplay(args: argparse.Namespace) -> int:
-    from .fileio import check_writable
-    from .pipeline.config import pipeline_preset
-    from .player_spec import PlayerSpec, load_evaluator
-    from .selfplay import KomiSampler, run_selfplay
-
-    try:
-        check_writable(Path(args.out) / "komi_stats.json", "self-play data")
-        spec = PlayerSpec.parse(args.model)
-        evaluator = load_evaluator(spec, device=args.device, threads=resolve_threads(args.threads))
-        config = pipeline_preset(args.preset).selfplay
-        out = Path(args.out)
-        komi = KomiSampler.load(out / "komi_stats.json")
-        existing = len(list(out.glob(f"{args.prefix}-*.pcs")))
-        print(f"self-play: {args.games} games, model {spec.source} on {getattr(evaluator, 'describe', lambda: '')()}")
-        stats = run_selfplay(
-            evaluator,
-            config,
-            out,
-            args.prefix,
-            args.games,
-            komi,
-            out / "komi_stats.json",
-            seed=args.seed,
-            first_chunk=existing,
-            model_name=Path(spec.source).stem,
-        )
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        return fail("selfplay", e)
-    print(json.dumps(stats.summary()))
-    return 0
-
-
-def cmd_train(args: argparse.Namespace) -> int:
-    from .fileio import check_writable
-    from .nn.config import preset
-    from .train import ReplayWindow, TrainConfig, Trainer
-
-    try:
-        check_writable(args.checkpoint, "the checkpoint")
-        model = preset(args.preset)
-        if Path(args.checkpoint).exists():
-            trainer = Trainer.resume(args.checkpoint, model_config=model, log_dir=args.log_dir, device=args.device)
-        else:
-            trainer = Trainer(
-                model, TrainConfig(batch_size=args.batch, lr=args.lr), log_dir=args.log_dir, device=args.device
-            )
-        window = ReplayWindow(args.data, args.window)
-        val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
-        metrics = trainer.train(window, args.steps, val_batches=val)
-        try:
-            trainer.save(args.checkpoint)
-        except OSError as e:  # keep the training: save it where it can be written, and say where
-            import tempfile
-
-            fallback = trainer.save(Path(tempfile.mkdtemp(prefix="popucom-train-")) / Path(args.checkpoint).name)
-            return fail(
-                "train",
-                ValueError(
-                    f"cannot write {args.checkpoint} ({e.strerror or e}); the trained checkpoint is saved as {fallback}"
-                ),
-            )
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        return fail("train", e)
-    print(json.dumps({"step": trainer.step, **metrics}))
-    return 0
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    from .fileio import check_writable
-    from .infer.parity import max_abs_difference
-    from .nn.export import export_onnx
-    from .train.trainer import load_network_with_checkpoint
-
-    try:
-        check_writable(args.out, "the ONNX model")
-        net, ckpt = load_network_with_checkpoint(args.checkpoint)
-        path = export_onnx(net, args.out, extra_metadata={"step": str(ckpt.step)})
-        diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        return fail("export", e)
-    print(
-        f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, preset {ckpt.model_config.preset}, "
-        f"onnxruntime vs torch max abs difference {diff:.2e})"
-    )
-    return 0
-
-
-def cmd_build_engine(args: argparse.Namespace) -> int:
-    try:
-        from .infer.trt_backend import build_engine
-
-        plan = build_engine(args.model, args.cache, max_batch=args.max_batch, precision=args.precision)
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        return fail("build-engine", e)
-    print(f"engine: {plan}")
-    return 0
-
-
-def cmd_arena(args: argparse.Namespace) -> int:
-    from .arena.cli import run_arena
-
-    try:
-        return run_arena(args)
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        return fail("arena", e)
-
-
-def settings_for_continuing(run_dir: str | Path) -> dict:
-    """What a shipped run's config resets for whoever continues it: the machine settings of
-    the run's preset (their own cores, device and self-play sizes, where this run moved to
-    another machine) and the preset's ladder schedule (where --ladder-every changed it)."""
-    from .pipeline.config import PipelineConfig, pipeline_preset
-    from .pipeline.run_dir import with_machine_settings
-
-    config = PipelineConfig.load(Path(run_dir) / "config.json")
-    shipped = config.to_dict()
-    reset = with_machine_settings(config, pipeline_preset(config.preset)).to_dict()
-    return {key: value for key, value in reset.items() if value != shipped[key]}
-
-
-def cmd_ship(args: argparse.Namespace) -> int:
-    from .weights import ship
-
-    try:
-        from .pipeline.run_dir import RunDir, rows_played
-
-        continue_with = settings_for_continuing(args.run_dir)
-        # The rows behind the model: a run continued from it keeps its replay window's size.
-        notes = {"rows_played": rows_played(RunDir(args.run_dir), args.iteration)}
-        shipped = ship(
-            args.run_dir,
-            args.iteration,
-            args.name,
-            args.weights_dir,
-            notes,
-            continue_with=continue_with,
-            force=args.force,
-        )
-        for path in shipped:
-            print(path)
-    except (ValueError, FileNotFoundError, OSError) as e:
-        return fail("ship", e)
-    return 0
-
-
-def cmd_engine(args: argparse.Namespace) -> int:
-    from .engine.gtp import run_engine
-
-    try:
-        return run_engine(args)
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        return fail("engine", e)
-
-
-def cmd_gui(args: argparse.Namespace) -> int:
-    from .gui.app import run
-
-    return run(args)
-
-
-def cmd_web(args: argparse.Namespace) -> int:
-    """`popucom web build [--out DIR]` builds the browser app; `popucom web [--port N] [--dir DIR]` serves it."""
-    from .web import build, serve
-    from .web.toolchain import MissingToolError
-
-    try:
-        if args.action == "build":
-            build.build(args.out)
-        else:
-            serve.serve(args.dir, args.port)
-    except (MissingToolError, ValueError, RuntimeError, OSError) as e:
-        return fail("web build" if args.action == "build" else "web", e)
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="popucom", description="Popucom Zero: a Match-n-POP engine.")
-    parser.add_argument("--debug", action="store_true", help="print Python tracebacks of errors")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser("pipeline", help="self-play -> train -> export -> evaluate, forever (resumable)")
+def add_pipeline_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run-dir", default="runs/default", help="where everything of the run lives (default runs/default)")
     p.add_argument(
         "--preset",
@@ -543,11 +285,37 @@ def build_parser() -> argparse.ArgumentParser:
         "selfplay.full_visits=96 (repeatable; saved, and recorded in the run's config_changes.jsonl)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.set_defaults(run=cmd_pipeline)
 
-    p = sub.add_parser(
-        "grow", help="start a new run from another run's newest model with a bigger network trained on its window"
-    )
+
+def cmd_pipeline(args: argparse.Namespace) -> int:
+    from .pipeline import run_pipeline
+
+    try:
+        config = pipeline_config_from_args(args)
+        _minutes(args.stop_after, "--stop-after")
+        if args.ray_address:
+            from .pipeline.cluster import run_cluster_pipeline
+
+            run_cluster_pipeline(
+                args.run_dir, config, args.iterations, args.ray_address, stop_after_minutes=args.stop_after
+            )
+        else:
+            run_pipeline(
+                args.run_dir,
+                config,
+                iterations=args.iterations,
+                progress=not args.quiet,
+                stop_after_minutes=args.stop_after,
+            )
+    except KeyboardInterrupt:
+        print("\ninterrupted: everything written so far is kept; run the same command to resume", file=sys.stderr)
+        return 130
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("pipeline", e)
+    return 0
+
+
+def add_grow_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from", dest="source", required=True, metavar="RUN_DIR", help="the run to grow from")
     p.add_argument("--run-dir", required=True, help="the new run's directory")
     p.add_argument(
@@ -571,9 +339,45 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads", type=threads_argument(), default=0, help="torch threads for the training (default: all cores)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(run=cmd_grow)
 
-    p = sub.add_parser("selfplay", help="play self-play games with one model and write training shards")
+
+def cmd_grow(args: argparse.Namespace) -> int:
+    from .infer.threads import set_torch_threads
+    from .pipeline.grow import grow_run, grown_model
+
+    try:
+        shape = {
+            name: _positive(value, flag)
+            for name, value, flag in (
+                ("d_model", args.d_model, "--d-model"),
+                ("layers", args.layers, "--layers"),
+                ("heads", args.heads, "--heads"),
+                ("mlp_ratio", args.mlp_ratio, "--mlp-ratio"),
+            )
+            if value is not None
+        }
+        model = grown_model(args.source, args.preset, **shape)  # ModelConfig names a shape it cannot build
+        threads = set_torch_threads(args.threads)
+        print(f"grow: training on {threads} torch thread(s)")
+        figures = grow_run(
+            args.source,
+            args.run_dir,
+            model,
+            epochs=args.epochs,
+            progress=not args.quiet,
+            teacher_share=args.teacher_share,
+        )
+    except KeyboardInterrupt:
+        print("\ninterrupted: run the same command again to retrain the grown network", file=sys.stderr)
+        return 130
+    except (ValueError, RuntimeError, OSError) as e:
+        return fail("grow", e)
+    print(json.dumps(figures))
+    print(f"continue it with: popucom pipeline --run-dir {args.run_dir}")
+    return 0
+
+
+def add_selfplay_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="a .onnx model or .pt checkpoint")
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--out", required=True, help="directory for the shards and game records")
@@ -588,9 +392,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=threads_argument(), default=0, help="network threads (default: all cores)")
     p.add_argument("--seed", type=int, default=0)
-    p.set_defaults(run=cmd_selfplay)
 
-    p = sub.add_parser("train", help="train (or resume) a checkpoint on a directory of shards")
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    from .fileio import check_writable
+    from .pipeline.config import pipeline_preset
+    from .player_spec import PlayerSpec, load_evaluator
+    from .selfplay import KomiSampler, run_selfplay
+
+    try:
+        check_writable(Path(args.out) / "komi_stats.json", "self-play data")
+        spec = PlayerSpec.parse(args.model)
+        evaluator = load_evaluator(spec, device=args.device, threads=resolve_threads(args.threads))
+        config = pipeline_preset(args.preset).selfplay
+        out = Path(args.out)
+        komi = KomiSampler.load(out / "komi_stats.json")
+        existing = len(list(out.glob(f"{args.prefix}-*.pcs")))
+        print(f"self-play: {args.games} games, model {spec.source} on {getattr(evaluator, 'describe', lambda: '')()}")
+        stats = run_selfplay(
+            evaluator,
+            config,
+            out,
+            args.prefix,
+            args.games,
+            komi,
+            out / "komi_stats.json",
+            seed=args.seed,
+            first_chunk=existing,
+            model_name=Path(spec.source).stem,
+        )
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("selfplay", e)
+    print(json.dumps(stats.summary()))
+    return 0
+
+
+def add_train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True)
     p.add_argument("--checkpoint", required=True, help="resumed if it exists, created otherwise")
     p.add_argument(
@@ -606,48 +443,115 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=int, default=500_000, help="newest samples to train on")
     p.add_argument("--device", default="cpu")
     p.add_argument("--log-dir", help="TensorBoard directory")
-    p.set_defaults(run=cmd_train)
 
-    p = sub.add_parser("export", help="export a checkpoint to ONNX (checked against PyTorch)")
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from .fileio import check_writable
+    from .nn.config import preset
+    from .train import ReplayWindow, TrainConfig, Trainer
+
+    try:
+        check_writable(args.checkpoint, "the checkpoint")
+        model = preset(args.preset)
+        if Path(args.checkpoint).exists():
+            trainer = Trainer.resume(args.checkpoint, model_config=model, log_dir=args.log_dir, device=args.device)
+        else:
+            trainer = Trainer(
+                model, TrainConfig(batch_size=args.batch, lr=args.lr), log_dir=args.log_dir, device=args.device
+            )
+        window = ReplayWindow(args.data, args.window)
+        val = window.validation_batches(512, limit=4096) if len(window.val_rows) else None
+        metrics = trainer.train(window, args.steps, val_batches=val)
+        try:
+            trainer.save(args.checkpoint)
+        except OSError as e:  # keep the training: save it where it can be written, and say where
+            import tempfile
+
+            fallback = trainer.save(Path(tempfile.mkdtemp(prefix="popucom-train-")) / Path(args.checkpoint).name)
+            return fail(
+                "train",
+                ValueError(
+                    f"cannot write {args.checkpoint} ({e.strerror or e}); the trained checkpoint is saved as {fallback}"
+                ),
+            )
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("train", e)
+    print(json.dumps({"step": trainer.step, **metrics}))
+    return 0
+
+
+def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checkpoint", required=True)
     p.add_argument("--out", required=True)
-    p.set_defaults(run=cmd_export)
 
-    p = sub.add_parser("build-engine", help="build (or find cached) the TensorRT engine of an ONNX model")
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .fileio import check_writable
+    from .infer.parity import max_abs_difference
+    from .nn.export import export_onnx
+    from .train.trainer import load_network_with_checkpoint
+
+    try:
+        check_writable(args.out, "the ONNX model")
+        net, ckpt = load_network_with_checkpoint(args.checkpoint)
+        path = export_onnx(net, args.out, extra_metadata={"step": str(ckpt.step)})
+        diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("export", e)
+    print(
+        f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, preset {ckpt.model_config.preset}, "
+        f"onnxruntime vs torch max abs difference {diff:.2e})"
+    )
+    return 0
+
+
+def add_build_engine_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True)
     p.add_argument("--cache", default="engines")
     p.add_argument("--max-batch", type=int, default=1024)
     p.add_argument("--precision", default="fp16", choices=["fp16", "bf16", "fp32"])
-    p.set_defaults(run=cmd_build_engine)
 
-    p = sub.add_parser("arena", help="play players against each other; Bradley-Terry ratings with error bars")
-    p.add_argument(
-        "players",
-        nargs="+",
-        help="random, greedy, uct:N, best (newest shipped model), model.onnx[@visits=N,KEY=VALUE...], ckpt.pt[@...]",
-    )
-    p.add_argument("--openings", type=int, default=10, help="openings per pair, each played twice (colours swapped)")
-    p.add_argument("--opening-plies", type=int, default=4)
-    p.add_argument("--komi", type=int, default=0)
-    p.add_argument("--anchor", help="the player fixed at 0 Elo (default: the first)")
-    p.add_argument("--results", default="arena/results.jsonl", help="summary lines (pairs, ratings) are appended here")
-    p.add_argument("--games-out", default="arena/games.jsonl", help="every game record is appended here")
-    p.add_argument("--sprt", help="elo0,elo1,alpha,beta: stop early (two players only)")
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    p.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        metavar="BACKEND",
-        help="inference backend of the model players: %(choices)s (default auto: the fastest here)",
-    )
-    p.add_argument("--threads", type=threads_argument(), default=0, help="network threads (default: all cores)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--refit", action="store_true", help="fit ratings over every game in --games-out, not just this run's"
-    )
-    p.set_defaults(run=cmd_arena)
 
-    p = sub.add_parser("ship", help="copy a run's model, checkpoint and config to weights/ as popucom-<preset>-v<N>")
+def cmd_build_engine(args: argparse.Namespace) -> int:
+    try:
+        from .infer.trt_backend import build_engine
+
+        plan = build_engine(args.model, args.cache, max_batch=args.max_batch, precision=args.precision)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("build-engine", e)
+    print(f"engine: {plan}")
+    return 0
+
+
+def add_arena_arguments(p: argparse.ArgumentParser) -> None:
+    from .arena.cli import add_arguments
+
+    add_arguments(p)
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from .arena.cli import run_arena
+
+    try:
+        return run_arena(args)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("arena", e)
+
+
+def settings_for_continuing(run_dir: str | Path) -> dict:
+    """What a shipped run's config resets for whoever continues it: the machine settings of
+    the run's preset (their own cores, device and self-play sizes, where this run moved to
+    another machine) and the preset's ladder schedule (where --ladder-every changed it)."""
+    from .pipeline.config import PipelineConfig, pipeline_preset
+    from .pipeline.run_dir import with_machine_settings
+
+    config = PipelineConfig.load(Path(run_dir) / "config.json")
+    shipped = config.to_dict()
+    reset = with_machine_settings(config, pipeline_preset(config.preset)).to_dict()
+    return {key: value for key, value in reset.items() if value != shipped[key]}
+
+
+def add_ship_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run-dir", required=True)
     p.add_argument("--iteration", type=int, required=True, help="the model to ship (model_NNNN)")
     p.add_argument("--name", required=True, help="popucom-<preset>-v<N>, e.g. popucom-small-v4")
@@ -657,9 +561,34 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="replace a version of the same name already shipped (or one whose ship did not finish)",
     )
-    p.set_defaults(run=cmd_ship)
 
-    p = sub.add_parser("engine", help="a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)")
+
+def cmd_ship(args: argparse.Namespace) -> int:
+    from .weights import ship
+
+    try:
+        from .pipeline.run_dir import RunDir, rows_played
+
+        continue_with = settings_for_continuing(args.run_dir)
+        # The rows behind the model: a run continued from it keeps its replay window's size.
+        notes = {"rows_played": rows_played(RunDir(args.run_dir), args.iteration)}
+        shipped = ship(
+            args.run_dir,
+            args.iteration,
+            args.name,
+            args.weights_dir,
+            notes,
+            continue_with=continue_with,
+            force=args.force,
+        )
+        for path in shipped:
+            print(path)
+    except (ValueError, FileNotFoundError, OSError) as e:
+        return fail("ship", e)
+    return 0
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     who = p.add_mutually_exclusive_group()
     who.add_argument(
         "--player",
@@ -682,36 +611,100 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BACKEND",
         help="inference backend of a model player: %(choices)s (default auto: the fastest here)",
     )
-    p.set_defaults(run=cmd_engine)
 
-    p = sub.add_parser("gui", help="play against the AI and review games (PySide6, the [gui] extra)")
-    from .gui.app import add_arguments as add_gui_arguments
 
-    add_gui_arguments(p)
-    p.set_defaults(run=cmd_gui)
+def cmd_engine(args: argparse.Namespace) -> int:
+    from .engine.gtp import run_engine
 
-    p = sub.add_parser(
-        "web", help="the game in the browser: `web build` makes the site (emscripten, npm), `web` serves it"
-    )
+    try:
+        return run_engine(args)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        return fail("engine", e)
+
+
+def add_gui_arguments(p: argparse.ArgumentParser) -> None:
+    from .gui.app import add_arguments
+
+    add_arguments(p)
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from .gui.app import run
+
+    return run(args)
+
+
+def add_web_arguments(p: argparse.ArgumentParser) -> None:
+    from .web.build import add_arguments as add_build_arguments
+    from .web.serve import add_arguments as add_serve_arguments
+
     p.add_argument("action", nargs="?", choices=["build", "serve"], default="serve", help="default: serve")
-    from .web.build import add_arguments as add_web_build_arguments
-    from .web.serve import add_arguments as add_web_serve_arguments
+    add_build_arguments(p)
+    add_serve_arguments(p)
 
-    add_web_build_arguments(p)
-    add_web_serve_arguments(p)
-    p.set_defaults(run=cmd_web)
 
-    p = sub.add_parser("show", help="replay a game record and print the board")
-    p.add_argument("record", help="moves like 'e5 d4 c3' (Black first)")
-    p.add_argument("--komi", type=int, default=0, help="komi White gives Black (default 0)")
-    p.set_defaults(run=cmd_show)
+def cmd_web(args: argparse.Namespace) -> int:
+    """`popucom web build [--out DIR]` builds the browser app; `popucom web [--port N] [--dir DIR]` serves it."""
+    from .web import build, serve
+    from .web.toolchain import MissingToolError
 
-    p = sub.add_parser("bench", help="throughput benchmarks (one JSON line each)")
-    p.add_argument("what", choices=["rules", "search"], help="which benchmark")
-    p.add_argument("--games", type=int, default=200_000, help="random games per timed repeat (rules)")
-    p.add_argument("--repeats", type=int, default=5, help="timed repeats (the median is reported)")
-    p.set_defaults(run=cmd_bench)
-    for command in sub.choices.values():  # --debug is also accepted after the subcommand
+    try:
+        if args.action == "build":
+            build.build(args.out)
+        else:
+            serve.serve(args.dir, args.port)
+    except (MissingToolError, ValueError, RuntimeError, OSError) as e:
+        return fail("web build" if args.action == "build" else "web", e)
+    return 0
+
+
+# Each subcommand: its name, its help line, the function that adds its flags and the one that runs it.
+SUBCOMMANDS = (
+    ("pipeline", "self-play -> train -> export -> evaluate, forever (resumable)", add_pipeline_arguments, cmd_pipeline),
+    (
+        "grow",
+        "start a new run from another run's newest model with a bigger network trained on its window",
+        add_grow_arguments,
+        cmd_grow,
+    ),
+    ("selfplay", "play self-play games with one model and write training shards", add_selfplay_arguments, cmd_selfplay),
+    ("train", "train (or resume) a checkpoint on a directory of shards", add_train_arguments, cmd_train),
+    ("export", "export a checkpoint to ONNX (checked against PyTorch)", add_export_arguments, cmd_export),
+    (
+        "build-engine",
+        "build (or find cached) the TensorRT engine of an ONNX model",
+        add_build_engine_arguments,
+        cmd_build_engine,
+    ),
+    ("arena", "play players against each other; Bradley-Terry ratings with error bars", add_arena_arguments, cmd_arena),
+    (
+        "ship",
+        "copy a run's model, checkpoint and config to weights/ as popucom-<preset>-v<N>",
+        add_ship_arguments,
+        cmd_ship,
+    ),
+    ("engine", "a GTP-style text engine on stdin/stdout (docs/engine_protocol.md)", add_engine_arguments, cmd_engine),
+    ("gui", "play against the AI and review games (PySide6, the [gui] extra)", add_gui_arguments, cmd_gui),
+    (
+        "web",
+        "the game in the browser: `web build` makes the site (emscripten, npm), `web` serves it",
+        add_web_arguments,
+        cmd_web,
+    ),
+    ("show", "replay a game record and print the board", add_show_arguments, cmd_show),
+    ("bench", "throughput benchmarks (one JSON line each)", add_bench_arguments, cmd_bench),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="popucom", description="Popucom Zero: a Match-n-POP engine.")
+    parser.add_argument("--debug", action="store_true", help="print Python tracebacks of errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, help_line, add_arguments, run in SUBCOMMANDS:
+        command = sub.add_parser(name, help=help_line)
+        add_arguments(command)
+        command.set_defaults(run=run)
+        # --debug is also accepted after the subcommand
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 

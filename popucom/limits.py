@@ -10,6 +10,7 @@ thread pool fail inside it (ONNX Runtime crashes) instead of refusing.
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 import numbers
 import re
@@ -125,3 +126,29 @@ def threads_argument(lowest: int = 0) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(str(e)) from None
 
     return parse
+
+
+# --- the names a flag accepts ---------------------------------------------------------------
+
+
+class PresetNames:
+    """The names of a preset table, read on first use: argparse checks a given --preset against
+    them and --help lists them, while building the parser imports nothing (the tables' modules
+    load the compiled core and check every preset)."""
+
+    def __init__(self, module: str, table: str) -> None:
+        self.module, self.table = module, table
+
+    def names(self) -> list[str]:
+        return sorted(getattr(importlib.import_module(self.module), self.table))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self):
+        return iter(self.names())
+
+
+PIPELINE_PRESETS = PresetNames("popucom.pipeline.config", "PIPELINE_PRESETS")
+MODEL_PRESETS = PresetNames("popucom.nn.config", "PRESETS")
+BACKENDS = PresetNames("popucom.infer.backends", "BACKENDS")

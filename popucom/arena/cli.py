@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..fileio import append_lines
 from ..infer.threads import resolve_threads
-from ..limits import check_komi
+from ..limits import BACKENDS, check_komi, threads_argument
 from ..player import Player
 from ..player_spec import PlayerSpec, load_evaluator
 from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
@@ -88,6 +88,34 @@ class SafeAppender:
                     file=sys.stderr,
                 )
         append_lines(self.fallback, text)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of `popucom arena`, which run_arena reads."""
+    p.add_argument(
+        "players",
+        nargs="+",
+        help="random, greedy, uct:N, best (newest shipped model), model.onnx[@visits=N,KEY=VALUE...], ckpt.pt[@...]",
+    )
+    p.add_argument("--openings", type=int, default=10, help="openings per pair, each played twice (colours swapped)")
+    p.add_argument("--opening-plies", type=int, default=4)
+    p.add_argument("--komi", type=int, default=0)
+    p.add_argument("--anchor", help="the player fixed at 0 Elo (default: the first)")
+    p.add_argument("--results", default="arena/results.jsonl", help="summary lines (pairs, ratings) are appended here")
+    p.add_argument("--games-out", default="arena/games.jsonl", help="every game record is appended here")
+    p.add_argument("--sprt", help="elo0,elo1,alpha,beta: stop early (two players only)")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        metavar="BACKEND",
+        help="inference backend of the model players: %(choices)s (default auto: the fastest here)",
+    )
+    p.add_argument("--threads", type=threads_argument(), default=0, help="network threads (default: all cores)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--refit", action="store_true", help="fit ratings over every game in --games-out, not just this run's"
+    )
 
 
 def _checked_arena_args(args: argparse.Namespace) -> tuple[int, list[PlayerSpec], SPRT | None, str]:
