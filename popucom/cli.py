@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from . import _core
 from .infer.threads import resolve_threads
 from .limits import BACKENDS, MODEL_PRESETS, PIPELINE_PRESETS, threads_argument
+from .run_layout import RunLayout
 
 if TYPE_CHECKING:
     from .pipeline.config import PipelineConfig
@@ -143,7 +144,7 @@ def _pipeline_base_config(args: argparse.Namespace) -> PipelineConfig:
         from .pipeline.resume_from import start_from_shipped
 
         return start_from_shipped(args.run_dir, args.resume_from)
-    saved = Path(args.run_dir) / "config.json"
+    saved = RunLayout(args.run_dir).config
     if args.preset is None and saved.exists():
         return PipelineConfig.load(saved)
     return pipeline_preset(args.preset or "cpu")
@@ -545,7 +546,7 @@ def settings_for_continuing(run_dir: str | Path) -> dict:
     from .pipeline.config import PipelineConfig, pipeline_preset
     from .pipeline.run_dir import with_machine_settings
 
-    config = PipelineConfig.load(Path(run_dir) / "config.json")
+    config = PipelineConfig.load(RunLayout(run_dir).config)
     shipped = config.to_dict()
     reset = with_machine_settings(config, pipeline_preset(config.preset)).to_dict()
     return {key: value for key, value in reset.items() if value != shipped[key]}

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .fileio import read_metadata_text, write_bytes_atomic, write_text_atomic
+from .run_layout import RunLayout
 
 NAME_PATTERN = re.compile(r"^popucom-(?P<preset>[a-z0-9]+)-v(?P<version>\d+)$")
 
@@ -164,13 +165,12 @@ def ship(
         raise ValueError(f"shipped model names look like popucom-<preset>-v<N>, not {name!r}")
     run = Path(run_dir)
     folder = Path(folder) if folder is not None else ship_dir()
-    model = run / "models" / f"model_{iteration:04d}.onnx"
-    checkpoint = run / "checkpoints" / f"iter_{iteration:04d}.pt"
-    for path in (model, checkpoint, run / "config.json"):
+    layout = RunLayout(run)
+    model, checkpoint = layout.model(iteration), layout.checkpoint(iteration)
+    for path in (model, checkpoint, layout.config):
         if not path.is_file():
             raise FileNotFoundError(f"cannot ship iteration {iteration} of {run}: {path} is missing")
-    komi_path = run / "komi_stats.json"
-    komi = json.loads(read_metadata_text(komi_path, "komi statistics")) if komi_path.exists() else None
+    komi = json.loads(read_metadata_text(layout.komi, "komi statistics")) if layout.komi.exists() else None
     recipe_changes = _recipe_changes(run, iteration)  # read before anything is written: a bad file ships nothing
     files = [f"{name}.onnx", f"{name}.pt", f"{name}.run.json"]
     staging = staging_dir(folder, name)
@@ -182,7 +182,7 @@ def ship(
         )
     if not force and there:
         raise ValueError(f"{name} is already shipped ({there[0]}): choose another name, or replace it with --force")
-    config = json.loads(read_metadata_text(run / "config.json", "run config"))
+    config = json.loads(read_metadata_text(layout.config, "run config"))
     changed = {key: {"run": config.get(key), "continue": value} for key, value in (continue_with or {}).items()}
     config.update(continue_with or {})
     sidecar = {
@@ -231,7 +231,7 @@ def _sync_folder(folder: Path) -> None:
 def _recipe_changes(run: Path, iteration: int) -> list[dict]:
     """The run's deliberate config changes (`popucom pipeline --change`) that the model of
     `iteration` was trained under: those made before that iteration."""
-    history = run / "config_changes.jsonl"  # pipeline/run_dir.CONFIG_CHANGES; weights stays off the training side
+    history = RunLayout(run).config_changes
     if not history.exists():
         return []
     try:
@@ -284,8 +284,8 @@ def seed_run(run_dir: str | Path, checkpoint: str | Path, check: Callable[[dict]
     module cannot judge); the checkpoint is written last, as it marks the run as begun."""
     run = Path(run_dir)
     checkpoint = Path(checkpoint)
-    start = run / "checkpoints" / "iter_0000.pt"
-    origin = run / "origin.json"
+    layout = RunLayout(run)
+    start, origin = layout.checkpoint(0), layout.origin
     if start.exists():
         began = json.loads(read_metadata_text(origin, "run origin")) if origin.exists() else {}
         if began.get("resumed_from") == str(checkpoint):
@@ -294,7 +294,7 @@ def seed_run(run_dir: str | Path, checkpoint: str | Path, check: Callable[[dict]
     sidecar = _checked_sidecar(checkpoint, check)
     data = checkpoint.read_bytes()
     if sidecar.get("komi"):
-        write_text_atomic(run / "komi_stats.json", json.dumps(sidecar["komi"]))
+        write_text_atomic(layout.komi, json.dumps(sidecar["komi"]))
     write_text_atomic(
         origin,
         json.dumps(

@@ -34,6 +34,7 @@ from popucom.nn.config import ModelConfig
 from popucom.pipeline import run_pipeline
 from popucom.pipeline.config import pipeline_preset
 from popucom.pipeline.warm_start import warm_start
+from popucom.run_layout import RunLayout
 
 
 def model_overrides(items: list[str]) -> dict[str, bool | int | float]:
@@ -132,17 +133,18 @@ def main(argv: list[str] | None = None) -> None:
     key = "cpu_s" if args.budget == "cpu" else "wall_s"
     targets = [history[-1][key] * (i + 1) / args.points for i in range(args.points)]
     chosen = sorted({0} | {min(history, key=lambda h: abs(h[key] - t))["iteration"] for t in targets})
+    layout = RunLayout(run)
     ladder = Ladder(
-        run / "ladder", LadderConfig(visits=args.ladder_visits, games=args.ladder_games, threads=args.threads)
+        layout.ladder, LadderConfig(visits=args.ladder_visits, games=args.ladder_games, threads=args.threads)
     )
     ladder_start = time.perf_counter()
     for h in history:
         if h["iteration"] not in chosen:
             continue
-        name = f"model_{h['iteration']:04d}"
+        name = layout.model_name(h["iteration"])
         # the checkpoint through the torch backend: faster than ONNX Runtime at these batch sizes on
         # a CPU (docs/benchmarks.md, "Inference backends")
-        model = run / "checkpoints" / f"iter_{h['iteration']:04d}.pt"
+        model = layout.checkpoint(h["iteration"])
         ladder.play_point(
             LadderPoint(name, h["iteration"], h["wall_s"] / 3600, h["positions"], {"cpu_hours": h["cpu_s"] / 3600}),
             lambda model=model: load_evaluator(model, threads=args.threads),

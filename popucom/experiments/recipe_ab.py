@@ -29,6 +29,7 @@ from popucom.arena.ratings import elo_from_score, mean_and_se
 from popucom.benchmarks import machine_info
 from popucom.experiments.strength import strength_table
 from popucom.pipeline.lock import RunLock
+from popucom.run_layout import RunLayout
 
 SHARED = ("selfplay",)  # written once, never changed in place: hard-linked, not copied
 SKIPPED = ("pipeline.lock",)
@@ -58,14 +59,14 @@ def arm_command(run: Path, minutes: float, changes: list[str]) -> list[str]:
 
 
 def newest_checkpoint(run: Path) -> Path:
-    found = sorted((run / "checkpoints").glob("iter_*.pt"))
+    found = RunLayout(run).checkpoints()
     if not found:
         raise SystemExit(f"{run}: the arm wrote no checkpoint (see its log)")
     return found[-1]
 
 
 def steps_of(run: Path) -> int:
-    figures = sorted((run / "checkpoints").glob("iter_*.train.json"))
+    figures = RunLayout(run).all_train_figures()
     return int(json.loads(figures[-1].read_text()).get("step", 0)) if figures else 0
 
 
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--visits", type=int, default=50)
     parser.add_argument("--seeds", type=int, nargs="+", default=[7])
     args = parser.parse_args(argv)
-    if not (args.base / "config.json").exists():
+    if not RunLayout(args.base).config.exists():
         raise SystemExit(f"--base {args.base}: not a run directory (no config.json)")
     if args.out.exists():
         raise SystemExit(f"--out {args.out} exists: name a new folder")

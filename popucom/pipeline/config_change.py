@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from ..fileio import json_lines, write_text_atomic
 from .config import PipelineConfig
 from .lock import RunLock
-from .run_dir import CONFIG_CHANGES, RunDir
+from .run_dir import RunDir
 
 # A run's network keeps its shape (popucom grow starts a run with another); the preset is
 # where the run came from.
@@ -105,7 +105,7 @@ def apply_changes(run_dir: str, base: PipelineConfig, changes: Mapping[str, str]
     with RunLock(run.lock):
         if run.config.exists():
             changed.save(run.config)
-        history = run.root / CONFIG_CHANGES
+        history = run.config_changes
         when = time.strftime("%Y-%m-%d %H:%M:%S %z")
         line = {"time": when, "after_iteration": run.latest_model(), "changes": record}
         # Rewritten whole, so a kill cannot tear it; a torn last line (a hand edit) is left out.

@@ -42,6 +42,7 @@ from pathlib import Path
 from ..fileio import write_text_atomic
 from ..nn.config import ModelConfig, preset
 from ..nn.deepen import deepened
+from ..run_layout import RunLayout
 from ..train.trainer import Trainer, load_network_with_checkpoint
 from ..train.window import ReplayWindow
 from .config import PipelineConfig
@@ -78,9 +79,9 @@ def _seed_from_source(source: RunDir, target: RunDir, k: int) -> None:
     for j in range(1, k + 1):
         if source.stages(j).exists():
             shutil.copy2(source.stages(j), target.stages(j))
-    for name in ("komi_stats.json", "metrics.jsonl"):  # copies: the new run appends to them
-        if (source.root / name).exists():
-            shutil.copy2(source.root / name, target.root / name)
+    for copied, into in ((source.komi, target.komi), (source.metrics, target.metrics)):  # the new run appends
+        if copied.exists():
+            shutil.copy2(copied, into)
 
 
 def newest_complete_model(run: RunDir) -> int:
@@ -94,7 +95,7 @@ def newest_complete_model(run: RunDir) -> int:
 
 
 def _run_config(source: str | Path) -> PipelineConfig:
-    path = Path(source) / "config.json"
+    path = RunLayout(source).config
     if not path.exists():
         raise ValueError(f"{source} is not a pipeline run (no config.json)")
     return PipelineConfig.load(path)
@@ -181,7 +182,7 @@ def grow_run(
         if window.num_samples < config.min_samples_to_train:
             raise ValueError(f"{src_root}'s window holds only {window.num_samples} samples: too few to train on")
         steps = round(epochs * window.num_samples / config.train.batch_size)
-        trainer, deepening = _grown_trainer(config, model, src.checkpoint(k), steps, teacher_share, run.root / "tb")
+        trainer, deepening = _grown_trainer(config, model, src.checkpoint(k), steps, teacher_share, run.tensorboard)
         grown = dataclasses.replace(config, model=model, train=trainer.config)
         logger.info(
             f"grow: d{model.d_model}x{model.layers} ({model.heads} heads"
@@ -207,6 +208,6 @@ def grow_run(
             "seconds": time.perf_counter() - started,
             **{key: v for key, v in metrics.items() if isinstance(v, (int, float))},
         }
-        write_text_atomic(run.root / "origin.json", json.dumps(figures, indent=1) + "\n")
+        write_text_atomic(run.origin, json.dumps(figures, indent=1) + "\n")
         unfinished.unlink()
     return figures

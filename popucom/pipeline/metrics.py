@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from ..fileio import append_lines, json_lines
+from ..run_layout import RunLayout
 from .run_dir import RunDir
 from .stages import Iteration
 
@@ -50,7 +51,7 @@ def append_metrics(run: RunDir, line: dict) -> None:
 def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict, ladder: dict) -> None:
     from torch.utils.tensorboard import SummaryWriter
 
-    with SummaryWriter(str(run.root / "tb")) as writer:
+    with SummaryWriter(str(run.tensorboard)) as writer:
         if ladder:
             for tag, key in (("elo", "elo"), ("elo_low", "low"), ("elo_high", "high")):
                 writer.add_scalar(f"ladder/{tag}", ladder[key], k + 1)
@@ -67,7 +68,7 @@ def log_tensorboard(run: RunDir, k: int, selfplay: dict, evaluation: dict, ladde
         ):
             if key in selfplay:
                 writer.add_scalar(f"selfplay/{key}", selfplay[key], k)
-        rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}")
+        rating = evaluation.get("ratings", {}).get(RunLayout.model_name(k + 1))
         if rating:
             writer.add_scalar("eval/elo_vs_baseline", rating["elo"], k + 1)
 
@@ -111,7 +112,7 @@ def evaluation_summary(evaluation: dict, k: int, baseline: str) -> str:
     """The log line's evaluation part: empty for a model that played none."""
     if not evaluation:
         return ""
-    rating = evaluation.get("ratings", {}).get(f"model_{k + 1:04d}", {})
+    rating = evaluation.get("ratings", {}).get(RunLayout.model_name(k + 1), {})
     vs = evaluation.get("vs_previous", {})
     return (
         f" | vs {evaluation.get('previous', 'previous')} +{vs.get('a_wins', 0)}={vs.get('draws', 0)}"

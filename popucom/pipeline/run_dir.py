@@ -1,21 +1,6 @@
-"""The run directory: where every file of a run lives, the run's saved config, and what
-its files say about the run's progress (self-play chunks written, stages recorded).
-
-    runs/NAME/pipeline.lock            who runs the pipeline now (absent when none)
-    runs/NAME/stages/iter_K.json       the stages of iteration K recorded as finished
-    runs/NAME/config.json              the resolved config (written once)
-    runs/NAME/checkpoints/iter_K.pt    trainer state after K iterations (0 = random init)
-    runs/NAME/checkpoints/iter_K.train.json   that training's figures (written before the .pt)
-    runs/NAME/models/model_K.onnx      the exported network of iteration K
-    runs/NAME/models/.template-H.onnx  the exported graph of architecture H, weights swapped per iteration
-    runs/NAME/engines/                 TensorRT plans, cached by model hash + version + GPU
-    runs/NAME/selfplay/iterK-C.pcs     training shards of iteration K (chunk C) ...
-    runs/NAME/selfplay/iterK-C.games.jsonl   ... and their game records
-    runs/NAME/eval/iter_K.json         evaluation of model K (+ .games.jsonl)
-    runs/NAME/ladder/                  the strength ladder (popucom/arena/ladder.py)
-    runs/NAME/komi_stats.json          adaptive komi statistics
-    runs/NAME/metrics.jsonl            one line per finished iteration
-    runs/NAME/tb/                      TensorBoard scalars
+"""The run directory of the pipeline: its layout (popucom/run_layout.py) created, the run's saved
+config, and what its files say about the run's progress (self-play chunks written, stages
+recorded).
 """
 
 from __future__ import annotations
@@ -29,58 +14,35 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..data.shards import ShardError, read_shard
+from ..run_layout import RunLayout
 from .config import PipelineConfig
 
 _SHARD_NAME = re.compile(r"iter(\d{4,})-\d+\.pcs")
 
 
-class RunDir:
+class RunDir(RunLayout):
+    """A run directory, its folders created."""
+
     def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
+        super().__init__(root)
         if self.root.exists() and not self.root.is_dir():
             raise ValueError(f"run directory {self.root} is a file, not a directory: choose another --run-dir")
         try:
-            for sub in ("checkpoints", "models", "selfplay", "eval", "engines", "tb", "stages"):
+            for sub in self.FOLDERS:
                 (self.root / sub).mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(f"cannot create run directory {self.root}: {e.strerror or e}") from None
 
-    config = property(lambda self: self.root / "config.json")
-    komi = property(lambda self: self.root / "komi_stats.json")
-    metrics = property(lambda self: self.root / "metrics.jsonl")
-    selfplay = property(lambda self: self.root / "selfplay")
-    lock = property(lambda self: self.root / "pipeline.lock")
-
     def check_writable(self) -> None:
         """Fails now, before hours of work, if the run's files cannot be written (read-only
         directory, full disk, another user's files)."""
-        for sub in ("", "checkpoints", "models", "selfplay", "eval", "stages"):
+        for sub in ("", *(folder for folder in self.FOLDERS if folder not in ("engines", "tb"))):
             probe = self.root / sub / f".write-probe-{os.getpid()}"
             try:
                 probe.write_bytes(b"x" * 4096)
                 probe.unlink()
             except OSError as e:
                 raise ValueError(f"cannot write into {probe.parent}: {e.strerror or e}") from None
-
-    def checkpoint(self, k: int) -> Path:
-        return self.root / "checkpoints" / f"iter_{k:04d}.pt"
-
-    def train_figures(self, k: int) -> Path:
-        return self.root / "checkpoints" / f"iter_{k:04d}.train.json"
-
-    def model(self, k: int) -> Path:
-        return self.root / "models" / f"model_{k:04d}.onnx"
-
-    def export_template(self, key: str) -> Path:
-        """The ONNX graph later exports of one architecture reuse (nn/export.py)."""
-        return self.root / "models" / f".template-{key}.onnx"
-
-    def evaluation(self, k: int) -> Path:
-        return self.root / "eval" / f"iter_{k:04d}.json"
-
-    def stages(self, k: int) -> Path:
-        """The completion record of iteration k (the one that produces model k)."""
-        return self.root / "stages" / f"iter_{k:04d}.json"
 
     def latest_model(self) -> int:
         """The newest iteration whose checkpoint and model both exist, counting from the
@@ -200,7 +162,7 @@ def completed_selfplay(run: RunDir, k: int) -> tuple[int, int]:
 def read_origin(run: RunDir) -> dict:
     """The run's origin.json, where it began (weights.seed_run, grow.py); {} for a run of its
     own. ValueError naming the file when it is unreadable."""
-    path = run.root / "origin.json"
+    path = run.origin
     try:
         origin = json.loads(path.read_text())
     except FileNotFoundError:
@@ -216,7 +178,7 @@ def _origin_count(origin: dict, key: str, run: RunDir) -> int:
     try:
         return int(origin.get(key, 0))
     except (TypeError, ValueError) as e:
-        raise ValueError(f"{run.root / 'origin.json'} is unreadable: {key}: {e}") from None
+        raise ValueError(f"{run.origin} is unreadable: {key}: {e}") from None
 
 
 def rows_before(run: RunDir) -> int:
@@ -251,7 +213,6 @@ def rows_played(run: RunDir, model: int) -> int:
     return rows_before(run) + sum(n for k, n in _rows_per_iteration(run).items() if k < model)
 
 
-CONFIG_CHANGES = "config_changes.jsonl"  # deliberate recipe changes (config_change.py)
 GROW_UNFINISHED = "grow_unfinished.json"  # in a run that `popucom grow` has begun and not finished
 
 
@@ -316,7 +277,7 @@ def stage_output_missing(run: RunDir, k: int, name: str, result: dict, metric_it
     """What a stage of iteration k -> k+1 recorded as finished should have left and has not (a
     forged or stale record, or an output deleted since), or None. A stage that measured
     nothing (an evaluation skipped by its schedule, no ladder point due) promises no file."""
-    model = f"model_{k + 1:04d}"
+    model = run.model_name(k + 1)
     promised = {
         "selfplay": lambda: None if any(run.selfplay.glob(f"iter{k:04d}-*.pcs")) else f"selfplay/iter{k:04d}-*.pcs",
         "train": lambda: _missing(run, run.checkpoint(k + 1)),

@@ -72,7 +72,7 @@ def make_evaluator(config: PipelineConfig, run: RunDir, k: int):
         backend=config.backend,
         device=config.device,
         threads=threads,
-        engine_cache=run.root / "engines",
+        engine_cache=run.engines,
         max_batch=max_batch(config),
     )
 
@@ -87,7 +87,7 @@ def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) 
     evaluator = make_evaluator(config, run, player)
     describe = getattr(evaluator, "describe", lambda: config.backend)()
     logger.info(
-        f"[iter {k + 1}] self-play: {wanted} games with model_{player:04d} on {describe}"
+        f"[iter {k + 1}] self-play: {wanted} games with {run.model_name(player)} on {describe}"
         + (f" ({done} already written)" if done else "")
     )
     komi = KomiSampler.load(run.komi)
@@ -101,7 +101,7 @@ def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) 
         run.komi,
         seed=config.seed * 100_003 + k * 1009 + chunk,
         first_chunk=chunk,
-        model_name=f"model_{player:04d}",
+        model_name=run.model_name(player),
         progress=progress,
     )
     summary = stats.summary()
@@ -140,7 +140,7 @@ def stage_train(it: Iteration) -> dict:
         model_config=config.model,
         train_config=config.train,
         device="cuda" if config.device == "cuda" else "cpu",
-        log_dir=run.root / "tb",
+        log_dir=run.tensorboard,
     )
     total_rows, new_rows = selfplay_rows(run, k)
     window = ReplayWindow(run.selfplay, config.window_size(total_rows), config.train.val_fraction)
@@ -206,5 +206,5 @@ def stage_engine(it: Iteration) -> dict:
         return {}
     from ..infer.trt_backend import build_engine
 
-    build_engine(run.model(k + 1), run.root / "engines", max_batch=max_batch(config), log=logger.info)
+    build_engine(run.model(k + 1), run.engines, max_batch=max_batch(config), log=logger.info)
     return {}

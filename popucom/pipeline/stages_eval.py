@@ -31,7 +31,7 @@ def stage_evaluate(it: Iteration) -> dict:
         return json.loads(path.read_text())
     openings = make_openings(ev.openings, ev.opening_plies, seed=config.seed + k)
     previous = best_model(config, run, k) if ev.gating else max(first_model(run), k + 1 - ev.every)
-    new_name, old_name = f"model_{k + 1:04d}", f"model_{previous:04d}"
+    new_name, old_name = run.model_name(k + 1), run.model_name(previous)
 
     def network(name: str, index: int) -> Player:
         return Player(name, evaluator=make_evaluator(config, run, index), visits=ev.visits, seed=index)
@@ -44,7 +44,7 @@ def stage_evaluate(it: Iteration) -> dict:
     games_path = path.with_suffix(".games.jsonl")
     write_text_atomic(games_path, records_jsonl(records))
     everything: list[GameRecord] = []
-    for f in sorted((run.root / "eval").glob("iter_*.games.jsonl")):
+    for f in run.evaluation_games():
         everything += read_records(f, replay=True)
     ratings = rate_players(everything, anchor=ev.baseline)
     vs_old = summarize(records, new_name, old_name)
@@ -75,12 +75,12 @@ def stage_ladder(it: Iteration) -> dict:
     from ..arena.ladder import Ladder, LadderPoint
     from ..infer import load_evaluator
 
-    ladder = Ladder(run.root / "ladder", config.ladder)
+    ladder = Ladder(run.ladder, config.ladder)
     hours = run_wall_hours(run, k) + sum(it.seconds.values()) / 3600
     points = ladder.points()
     if (hours - (points[-1].wall_hours if points else 0.0)) * 60 < config.ladder.every_minutes:
         return {}
-    name = f"model_{k + 1:04d}"
+    name = run.model_name(k + 1)
     point = LadderPoint(name, k + 1, hours, selfplay_rows(run, k)[0])
     threads = config.ladder.threads
     ladder.play_point(point, lambda: load_evaluator(run.model(k + 1), threads=threads), progress=it.progress)

@@ -52,7 +52,7 @@ def warm_start(
     run = RunDir(run_dir)
     if run.checkpoint(0).exists():
         raise ValueError(f"{run.root} already has an iteration-0 checkpoint: a warm start only begins a run")
-    folder = run.root / "warm_start"
+    folder = run.warm_start
     folder.mkdir(parents=True, exist_ok=True)
     done = folder / "games_done.json"
     # One estimate for the games and the training together, above each phase's own bar.
