@@ -9,6 +9,7 @@ numpy nor torch nor a runtime."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -17,8 +18,11 @@ from typing import TYPE_CHECKING
 
 from ..arena.ladder_config import LadderConfig
 from ..fileio import read_metadata_text, write_text_atomic
+from ..infer.backends import BACKENDS
+from ..limits import MAX_THREADS
 from ..nn.config import ModelConfig, preset
 from ..selfplay.config import SelfPlayConfig
+from ..setting import BOT, FLAG, OPENING_PLIES, SEED, Rule, number, one_of, rules, section, setting, whole
 from ..train.config import TrainConfig
 from .config_check import ConfigError, check_settings
 
@@ -28,18 +32,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EvalConfig:
-    openings: int = 4  # each played twice, colours swapped, against each opponent
-    opening_plies: int = 4
-    visits: int = 24
-    baseline: str = "greedy"  # a fixed network-free yardstick
-    gating: bool = False  # keep the previous model unless the new one passes an SPRT
+    openings: int = setting(4, whole(1, 100_000))  # each played twice, colours swapped, against each opponent
+    opening_plies: int = setting(4, whole(0, OPENING_PLIES))
+    visits: int = setting(24, whole(1, 1_000_000))
+    baseline: str = setting("greedy", BOT)  # a fixed network-free yardstick
+    gating: bool = setting(False, FLAG)  # keep the previous model unless the new one passes an SPRT
     # Without gating the evaluation only informs: every N-th model plays it, against the
     # model N iterations older (a gap its few games can see); 1 with gating.
-    every: int = 1
-    sprt_elo0: float = 0.0
-    sprt_elo1: float = 30.0
-    sprt_alpha: float = 0.05
-    sprt_beta: float = 0.05
+    every: int = setting(1, whole(1, 1_000_000))
+    sprt_elo0: float = setting(0.0, number(high="evaluation.sprt_elo1", high_open=True))
+    sprt_elo1: float = setting(30.0, number())
+    sprt_alpha: float = setting(0.05, number(0, 1, low_open=True, high_open=True))
+    sprt_beta: float = setting(0.05, number(0, 1, low_open=True, high_open=True))
 
     def __post_init__(self) -> None:
         if self.every < 1:
@@ -52,41 +56,42 @@ class EvalConfig:
 class WarmStartConfig:
     """A supervised phase on network-free bot games before self-play (warm_start.py)."""
 
-    bot: str = "uct:1000"
-    games: int = 1200
-    epochs: float = 2.0
+    bot: str = setting("uct:1000", BOT)
+    games: int = setting(1200, whole(1, 10_000_000))
+    epochs: float = setting(2.0, number(0, 1000, low_open=True))
 
 
 @dataclass(frozen=True)
 class PipelineConfig:
     preset: str = "cpu"
     model: ModelConfig = field(default_factory=lambda: preset("small"))
-    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)
-    evaluation: EvalConfig = field(default_factory=EvalConfig)
-    ladder: LadderConfig | None = None  # the strength ladder, by wall time (None: off)
-    warm_start: WarmStartConfig | None = None  # iteration 0 from bot games instead of random weights
-    games_per_iteration: int = 200
-    steps_per_iteration: int = 300  # fixed, unless replay_ratio > 0
+    selfplay: SelfPlayConfig = section(SelfPlayConfig)
+    train: TrainConfig = section(TrainConfig)
+    evaluation: EvalConfig = section(EvalConfig)
+    ladder: LadderConfig | None = section(LadderConfig, default_none=True)  # the strength ladder, by wall time
+    # iteration 0 from bot games instead of random weights (None: off)
+    warm_start: WarmStartConfig | None = section(WarmStartConfig, default_none=True)
+    games_per_iteration: int = setting(200, whole(1, 1 << 30))
+    steps_per_iteration: int = setting(300, whole(1))  # fixed, unless replay_ratio > 0
     # > 0: train replay_ratio * (new rows) / batch_size steps per iteration, so each
     # self-play row is sampled about this many times (KataGo keeps it near 4-8).
-    replay_ratio: float = 0.0
-    min_steps_per_iteration: int = 20
+    replay_ratio: float = setting(0.0, number(0, 1000))
+    min_steps_per_iteration: int = setting(20, whole(1))
     # > 0: the window grows with the run (KataGo's power law) from this many rows,
     # up to train.window_samples, so the first random-network games leave it soon.
-    window_min_samples: int = 0
-    window_exponent: float = 0.75
-    window_growth: float = 0.4
-    min_samples_to_train: int = 1000
+    window_min_samples: int = setting(0, whole(0))
+    window_exponent: float = setting(0.75, number(0, 1, low_open=True))
+    window_growth: float = setting(0.4, number(0, 100))
+    min_samples_to_train: int = setting(1000, whole(0))
     # auto | native | openvino | onnx | torch | trt (popucom.infer.factory); auto: the fastest
     # path here (popucom.infer.choice). A resumed run may change it.
-    backend: str = "auto"
-    device: str = "cpu"  # cpu | cuda
-    inference_threads: int = 0  # 0: all cores
-    seed: int = 0
+    backend: str = setting("auto", one_of(BACKENDS))
+    device: str = setting("cpu", one_of(("cpu", "cuda")))
+    inference_threads: int = setting(0, whole(0, MAX_THREADS, " (0: all cores)"))
+    seed: int = setting(0, SEED)
 
     def __post_init__(self) -> None:
-        check_settings(self.to_dict())  # every setting's range (config_check.RULES), wherever it comes from
+        check_settings(self.to_dict(), declared_rules())  # every setting's declared range, wherever it comes from
 
     def window_size(self, total_rows: int) -> int:
         """Rows in the training window once the run has written `total_rows`:
@@ -108,7 +113,7 @@ class PipelineConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> PipelineConfig:
-        check_settings(data)  # before the sections are built: their own checks assume the types
+        check_settings(data, declared_rules())  # before the sections are built: their own checks assume the types
         data = dict(data)
         data["model"] = ModelConfig.from_dict(data["model"])
         data["selfplay"] = SelfPlayConfig.from_dict(data["selfplay"])
@@ -131,6 +136,12 @@ class PipelineConfig:
             raise ValueError(f"run config {path}: {e}; fix that setting in the file") from None
         except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
             raise ValueError(f"run config {path} is unreadable or from another version: {e}") from e
+
+
+@functools.cache
+def declared_rules() -> dict[str, Rule]:
+    """Every setting of a pipeline config with its declared range, by dotted name (as in --change)."""
+    return rules(PipelineConfig)
 
 
 # The sections a preset file gives as {setting: value}, each over its class's defaults.

@@ -59,7 +59,7 @@ def changed_config(config: PipelineConfig, changes: Mapping[str, str]) -> tuple[
     """`config` with each dotted key set to its value, and {key: [old, new]} for those that
     differ. Keys name existing settings of PipelineConfig.to_dict(); a value must be of the
     setting's kind (an integer where a float is wanted is fine) and within the setting's range
-    (config_check.RULES, checked when the changed config is made)."""
+    (config_check, checked when the changed config is made)."""
     data = config.to_dict()
     record: dict[str, list] = {}
     for key, text in changes.items():

@@ -4,8 +4,10 @@ search settings: a value that would fail hours into a run (a NaN rate, a null ba
 backend that names a path) or train silently on empty targets (no full searches, so no policy
 targets) is refused at the door, every bad setting named at once.
 
-RULES maps each setting's dotted name (as in `--change`) to its check. The network's shape
-(ModelConfig) and self-play's search overrides (SearchParams) check themselves.
+Each setting declares its range once, beside its default (popucom/setting.py: field metadata
+of the config classes); pipeline/config.py gathers them by dotted name (as in `--change`), and check_of()
+turns each into its check. The network's shape (ModelConfig) and self-play's search overrides
+(SearchParams) check themselves.
 """
 
 from __future__ import annotations
@@ -15,18 +17,17 @@ import numbers
 from collections.abc import Callable, Mapping
 
 from .. import _core
-from ..infer.backends import BACKENDS
-from ..limits import MAX_THREADS
+from .. import setting as declared
+from ..setting import MAX_COUNT, Rule
 
 # The settings as Settings.to_dict() has them, or as a JSON file does (lists for tuples).
 Settings = Mapping[str, object]
 # (value, all the settings) -> what the setting wants, or None when the value is fine
 Check = Callable[[object, Settings], str | None]
 
-DEVICES = ("cpu", "cuda")
-MAX_PLIES = 2 * _core.MOVES_PER_PLAYER - 1  # opening and random plies that leave a move to play
-MAX_SEED = 2**63 - 1
-MAX_COUNT = 1 << 40  # rows, steps: far beyond any run, below any overflow
+# The bounds the declarations name (popucom/setting.py): opening and random plies that leave
+# a move to play.
+NAMED_BOUNDS = {declared.OPENING_PLIES: 2 * _core.MOVES_PER_PLAYER - 1}
 
 
 class ConfigError(ValueError):
@@ -39,35 +40,6 @@ def _is_int(value: object) -> bool:
 
 def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def whole(low: int, high: int | Callable[[Settings], int] = MAX_COUNT, why: str = "") -> Check:
-    """A whole number in [low, high]; `high` may depend on the config (fast_visits <= full_visits)."""
-
-    def check(value: object, settings: Settings) -> str | None:
-        top = high(settings) if callable(high) else high
-        if _is_int(value) and low <= value <= top:
-            return None
-        return f"a whole number from {low} to {top}{why}"
-
-    return check
-
-
-def number(low: float, high: float = math.inf, low_open: bool = False, high_open: bool = False, why: str = "") -> Check:
-    """A finite number between `low` and `high`, each end open or closed."""
-
-    def check(value: object, settings: Settings) -> str | None:
-        if _is_real(value):
-            above = value > low if low_open else value >= low
-            below = value < high if high_open else value <= high
-            if above and below:
-                return None
-        bounds = [f"{'>' if low_open else '>='} {low:g}"] if math.isfinite(low) else []
-        if math.isfinite(high):
-            bounds.append(f"{'<' if high_open else '<='} {high:g}")
-        return " ".join(["a finite number", " and ".join(bounds)]).strip() + why
-
-    return check
 
 
 def flag(value: object, settings: Settings) -> str | None:
@@ -149,95 +121,72 @@ def _setting(settings: Settings, key: str) -> object:
     return node
 
 
-def _full_visits(settings: Settings) -> int:
-    """fast_visits' ceiling: full_visits, or full_visits' own when that is wrong (named by its rule)."""
-    full = _setting(settings, "selfplay.full_visits")
-    return full if _is_int(full) and full >= 1 else 1_000_000
+def _bound(end: float | str, settings: Settings, declared: Mapping[str, Rule]) -> float:
+    """A bound's value: a number, a named bound, or another setting's value where that is valid
+    (else that setting's own upper bound, so that its own rule names the problem)."""
+    if not isinstance(end, str):
+        return end
+    if end in NAMED_BOUNDS:
+        return NAMED_BOUNDS[end]
+    value = _setting(settings, end)
+    other = declared[end]
+    if check_of(other, declared)(value, settings) is None and _is_real(value):
+        return value
+    fallback = other.high if not isinstance(other.high, str) else math.inf
+    return MAX_COUNT if fallback == math.inf and other.kind == "whole" else fallback
 
 
-def _below_total_steps(settings: Settings) -> int:
-    total = _setting(settings, "train.total_steps")
-    return total - 1 if _is_int(total) and total >= 1 else MAX_COUNT
+def _whole(rule: Rule, declared: Mapping[str, Rule]) -> Check:
+    def check(value: object, settings: Settings) -> str | None:
+        top = _bound(rule.high, settings, declared)
+        if rule.high_open:
+            top -= 1
+        if _is_int(value) and rule.low <= value <= top:
+            return None
+        return f"a whole number from {rule.low} to {top}{rule.why}"
+
+    return check
 
 
-def below_elo1(value: object, settings: Settings) -> str | None:
-    problem = number(-math.inf)(value, settings)
-    elo1 = _setting(settings, "evaluation.sprt_elo1")
-    if problem or not _is_real(elo1):
-        return problem
-    return None if value < elo1 else "a finite number below evaluation.sprt_elo1"
+def _number(rule: Rule, declared: Mapping[str, Rule]) -> Check:
+    def check(value: object, settings: Settings) -> str | None:
+        high = _bound(rule.high, settings, declared)
+        if _is_real(value):
+            above = value > rule.low if rule.low_open else value >= rule.low
+            below = value < high if rule.high_open else value <= high
+            if above and below:
+                return None
+        if isinstance(rule.high, str) and rule.high not in NAMED_BOUNDS:
+            return f"a finite number {'below' if rule.high_open else 'at most'} {rule.high}{rule.why}"
+        bounds = [f"{'>' if rule.low_open else '>='} {rule.low:g}"] if math.isfinite(rule.low) else []
+        if math.isfinite(high):
+            bounds.append(f"{'<' if rule.high_open else '<='} {high:g}")
+        return " ".join(["a finite number", " and ".join(bounds)]).strip() + rule.why
+
+    return check
 
 
-RULES: dict[str, Check] = {
-    "selfplay.concurrent_games": whole(1, 1 << 16),
-    "selfplay.full_visits": whole(1, 1_000_000),
-    "selfplay.fast_visits": whole(1, _full_visits, " (selfplay.full_visits)"),
-    "selfplay.full_search_prob": number(0, 1, low_open=True, why=" (at 0 no move is a full search: no policy targets)"),
-    "selfplay.temperature_start": number(0, 10),
-    "selfplay.temperature_end": number(0, 10),
-    "selfplay.temperature_half_life": number(0, 1000, low_open=True),
-    "selfplay.max_random_plies": whole(0, MAX_PLIES),
-    "selfplay.root_search": one_of(("puct", "gumbel")),
-    "selfplay.cache_mb": number(0, 1 << 20, low_open=True),
-    "selfplay.search_threads": whole(1, 1024),
-    "selfplay.games_per_chunk": whole(1, 1 << 20),
-    "train.batch_size": whole(1, 1 << 16),
-    "train.lr": number(0, 1, low_open=True),
-    "train.warmup_steps": whole(0, _below_total_steps, " (below train.total_steps)"),
-    "train.total_steps": whole(1),
-    "train.min_lr_ratio": number(0, 1),
-    "train.weight_decay": number(0, 10),
-    "train.adam_betas": betas,
-    "train.grad_clip": number(0, low_open=True),
-    "train.window_samples": whole(1),
-    "train.val_fraction": number(0, 0.5),
-    "train.seed": whole(0, MAX_SEED),
-    "train.compile": flag,
-    "train.cpu_bf16": flag,
-    "evaluation.openings": whole(1, 100_000),
-    "evaluation.opening_plies": whole(0, MAX_PLIES),
-    "evaluation.visits": whole(1, 1_000_000),
-    "evaluation.baseline": bot,
-    "evaluation.gating": flag,
-    "evaluation.every": whole(1, 1_000_000),
-    "evaluation.sprt_elo0": below_elo1,
-    "evaluation.sprt_elo1": number(-math.inf),
-    "evaluation.sprt_alpha": number(0, 1, low_open=True, high_open=True),
-    "evaluation.sprt_beta": number(0, 1, low_open=True, high_open=True),
-    "ladder.visits": whole(1, 1_000_000),
-    "ladder.games": even(2),
-    "ladder.opponents": bots,
-    "ladder.opening_plies": whole(0, MAX_PLIES),
-    "ladder.seed": whole(0, MAX_SEED),
-    "ladder.anchor": anchor,
-    "ladder.calibration": bot_pairs,
-    "ladder.calibration_games": even(2),
-    "ladder.every_minutes": number(0, 1e6),
-    "ladder.threads": whole(1, 1024),
-    "warm_start.bot": bot,
-    "warm_start.games": whole(1, 10_000_000),
-    "warm_start.epochs": number(0, 1000, low_open=True),
-    "games_per_iteration": whole(1, 1 << 30),
-    "steps_per_iteration": whole(1),
-    "replay_ratio": number(0, 1000),
-    "min_steps_per_iteration": whole(1),
-    "window_min_samples": whole(0),
-    "window_exponent": number(0, 1, low_open=True),
-    "window_growth": number(0, 100),
-    "min_samples_to_train": whole(0),
-    "backend": one_of(BACKENDS),
-    "device": one_of(DEVICES),
-    "inference_threads": whole(0, MAX_THREADS, " (0: all cores)"),
-    "seed": whole(0, MAX_SEED),
-}
+def check_of(rule: Rule, declared: Mapping[str, Rule]) -> Check:
+    """The check a declared rule stands for (`declared`: every rule, for bounds that name a setting)."""
+    if rule.kind == "whole":
+        return _whole(rule, declared)
+    if rule.kind == "number":
+        return _number(rule, declared)
+    if rule.kind == "one_of":
+        return one_of(rule.options)
+    if rule.kind == "even":
+        return even(int(rule.low))
+    named = {"flag": flag, "bot": bot, "bots": bots, "bot_pairs": bot_pairs, "anchor": anchor, "betas": betas}
+    return named[rule.kind]
 
 
-def check_settings(settings: Settings) -> None:
+def check_settings(settings: Settings, declared: Mapping[str, Rule]) -> None:
     """Raises ConfigError naming every setting out of its range, with what it wants. A setting
     that is absent is not checked here: an optional section that is off (ladder, warm_start:
     null), or a file from before the setting, whose default the config then checks."""
     problems = []
-    for key, check in RULES.items():
+    for key, rule in declared.items():
+        check = check_of(rule, declared)
         section, _, leaf = key.rpartition(".")
         node = _setting(settings, section) if section else settings
         if not isinstance(node, Mapping) or leaf not in node:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import _core
 from ..search.params import search_params
+from ..setting import OPENING_PLIES, number, one_of, setting, whole
 
 # Self-play's search settings where they differ from the C++ defaults (_core.SearchParams,
 # whose units are documented in csrc/search/params.h); every other field keeps its default.
@@ -31,20 +32,23 @@ SETTING_CONTEXT = "self-play search setting"
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
-    concurrent_games: int = 128
-    full_visits: int = 64
-    fast_visits: int = 16
-    full_search_prob: float = 0.25
-    temperature_start: float = 0.8
-    temperature_end: float = 0.2
-    temperature_half_life: float = 6.0  # plies
-    max_random_plies: int = 4
-    root_search: str = "puct"  # "puct" (+ noise, forced playouts) or "gumbel"
-    # Overrides of SearchParams fields (see SELFPLAY_SEARCH); search_params() builds the params.
+    concurrent_games: int = setting(128, whole(1, 1 << 16))
+    full_visits: int = setting(64, whole(1, 1_000_000))
+    fast_visits: int = setting(16, whole(1, "selfplay.full_visits", " (selfplay.full_visits)"))
+    full_search_prob: float = setting(
+        0.25, number(0, 1, low_open=True, why=" (at 0 no move is a full search: no policy targets)")
+    )
+    temperature_start: float = setting(0.8, number(0, 10))
+    temperature_end: float = setting(0.2, number(0, 10))
+    temperature_half_life: float = setting(6.0, number(0, 1000, low_open=True))  # plies
+    max_random_plies: int = setting(4, whole(0, OPENING_PLIES))
+    root_search: str = setting("puct", one_of(("puct", "gumbel")))  # + noise and forced playouts, or Gumbel
+    # Overrides of SearchParams fields (see SELFPLAY_SEARCH); search_params() builds the params,
+    # and SearchParams checks them.
     search: dict[str, float | int | bool] = field(default_factory=lambda: dict(SELFPLAY_SEARCH))
-    cache_mb: float = 64.0
-    search_threads: int = 1
-    games_per_chunk: int = 64
+    cache_mb: float = setting(64.0, number(0, 1 << 20, low_open=True))
+    search_threads: int = setting(1, whole(1, 1024))
+    games_per_chunk: int = setting(64, whole(1, 1 << 20))
 
     def __post_init__(self) -> None:
         if self.root_search not in ("puct", "gumbel"):

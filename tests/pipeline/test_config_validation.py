@@ -9,72 +9,53 @@ import math
 import pytest
 
 from popucom.pipeline.config import PIPELINE_PRESETS, PipelineConfig, pipeline_preset
+from popucom.pipeline.config import declared_rules as all_rules
 from popucom.pipeline.config_change import changed_config
+from popucom.pipeline.config_check import NAMED_BOUNDS
+from popucom.setting import Rule
 
-# Dotted setting -> --change values that must be refused. Every setting of the config is here
-# (test_every_setting_has_bad_values), so a new setting comes with its range.
-BAD: dict[str, list[str]] = {
-    "selfplay.concurrent_games": ["0", "-3", "null", "10000000"],
-    "selfplay.full_visits": ["0", "-1", "null", "100000000"],
-    "selfplay.fast_visits": ["0", "null", "1000"],  # more than full_visits: the full search is the fast one
-    "selfplay.full_search_prob": ["0", "-0.1", "1.5", "NaN", "null"],  # 0: no policy target ever
-    "selfplay.temperature_start": ["-1", "NaN", "Infinity", "null"],
-    "selfplay.temperature_end": ["-0.5", "NaN", "null"],
-    "selfplay.temperature_half_life": ["0", "-2", "NaN", "null"],
-    "selfplay.max_random_plies": ["-1", "50", "null"],
-    "selfplay.root_search": ['"gumbel "', '"../x"', "null"],
-    "selfplay.cache_mb": ["0", "-1", "NaN", "Infinity", "null", "10000000"],
-    "selfplay.search_threads": ["0", "-1", "null", "100000"],
-    "selfplay.games_per_chunk": ["0", "-1", "null"],
-    "train.batch_size": ["0", "-8", "null", "100000000"],
-    "train.lr": ["0", "-0.001", "NaN", "Infinity", "null", "100"],
-    "train.warmup_steps": ["-1", "null", "30000"],  # not below total_steps: the cosine never runs
-    "train.total_steps": ["0", "-1", "null"],
-    "train.min_lr_ratio": ["-0.1", "1.5", "NaN", "null"],
-    "train.weight_decay": ["-0.1", "NaN", "Infinity", "null"],
-    "train.adam_betas": ["[1.0, 0.95]", "[0.9, -0.1]", "[NaN, 0.9]", "null"],
-    "train.grad_clip": ["0", "-1", "NaN", "null"],
-    "train.window_samples": ["0", "-1", "null"],
-    "train.val_fraction": ["-0.1", "1", "0.9", "NaN", "null"],
-    "train.seed": ["-1", "null", "1e30"],
-    "train.compile": ["null"],
-    "train.cpu_bf16": ["null"],
-    "evaluation.openings": ["0", "-1", "null"],
-    "evaluation.opening_plies": ["-1", "50", "null"],
-    "evaluation.visits": ["0", "-1", "null"],
-    "evaluation.baseline": ['"nobody"', '"uct:0"', '"../../etc"', "null"],
-    "evaluation.gating": ["null"],
-    "evaluation.every": ["0", "-1", "null"],
-    "evaluation.sprt_elo0": ["NaN", "Infinity", "null", "40"],  # not below elo1
-    "evaluation.sprt_elo1": ["NaN", "-10", "null"],
-    "evaluation.sprt_alpha": ["0", "1", "-0.5", "NaN", "null"],
-    "evaluation.sprt_beta": ["0", "1.5", "NaN", "null"],
-    "ladder.visits": ["0", "-1", "null"],
-    "ladder.games": ["0", "3", "-2", "null"],
-    "ladder.opponents": ['["greedy", "uct:200", "uct:2000", "bogus"]', "null"],
-    "ladder.opening_plies": ["-1", "50", "null"],
-    "ladder.seed": ["-1", "null"],
-    "ladder.anchor": ['"bogus"', '"uct:7"', "null"],  # uct:7 plays no calibration game: nothing pins it
-    "ladder.calibration": ["null"],
-    "ladder.calibration_games": ["0", "3", "null"],
-    "ladder.every_minutes": ["-1", "NaN", "Infinity", "null"],
-    "ladder.threads": ["0", "-1", "null"],
-    "warm_start.bot": ['"best"', '"uct:0"', '"x/model.onnx"', "null"],
-    "warm_start.games": ["0", "-1", "null"],
-    "warm_start.epochs": ["0", "-1", "NaN", "Infinity", "null"],
-    "games_per_iteration": ["0", "-1", "null"],
-    "steps_per_iteration": ["0", "-1", "null"],
-    "replay_ratio": ["-1", "NaN", "Infinity", "null"],
-    "min_steps_per_iteration": ["0", "-1", "null"],
-    "window_min_samples": ["-1", "null"],
-    "window_exponent": ["0", "-0.5", "1.5", "NaN", "null"],
-    "window_growth": ["-0.1", "NaN", "null"],
-    "min_samples_to_train": ["-1", "null"],
-    "backend": ['"../../etc"', '"cuda"', '""', "null"],
-    "device": ['"tpu"', '"../dev"', "null"],
-    "inference_threads": ["-1", "null", "100000"],
-    "seed": ["-1", "null", "1e30"],
+# Bad values of each kind of declared range (popucom/setting.py), beside those past its bounds.
+BAD_OF_KIND: dict[str, list[str]] = {
+    "whole": ["null", "1.5", '"3"', "true", "NaN"],
+    "number": ["null", "NaN", "Infinity", "-Infinity", '"0.5"', "true"],
+    "flag": ["null", "1", '"true"'],
+    "one_of": ['"../../etc"', '""', "null", "3"],
+    "bot": ['"nobody"', '"uct:0"', '"../../etc"', '"best"', '"x/model.onnx"', "null"],
+    "bots": ['["greedy", "uct:200", "bogus"]', "[]", "null"],
+    "bot_pairs": ['[["random", "random"]]', '[["random"]]', "[]", "null"],
+    "anchor": ['"bogus"', '"uct:7"', "null"],  # uct:7 plays no calibration game: nothing pins it
+    "betas": ["[1.0, 0.95]", "[0.9, -0.1]", "[0.9]", "null"],
+    "even": ["0", "3", "-2", "null"],
 }
+
+
+def _bound(end: float | str, settings: dict) -> float:
+    """A declared bound's value in `settings`: a number, a named bound or another setting's."""
+    if not isinstance(end, str):
+        return end
+    if end in NAMED_BOUNDS:
+        return NAMED_BOUNDS[end]
+    node = settings
+    for part in end.split("."):
+        node = node[part]
+    return node
+
+
+def bad_values(rule: Rule, settings: dict) -> list[str]:
+    """--change values a setting with `rule` must refuse: its kind's, and those just past its bounds."""
+    values = list(BAD_OF_KIND[rule.kind])
+    if rule.kind in ("whole", "number"):
+        step = 1 if rule.kind == "whole" else 1e-6
+        low, high = rule.low, _bound(rule.high, settings)
+        if math.isfinite(low):
+            values.append(json.dumps(low if rule.low_open else low - step))
+        if math.isfinite(high):
+            values.append(json.dumps(high if rule.high_open else high + step))
+    return values
+
+
+SETTINGS = pipeline_preset("cpu").to_dict()
+CASES = [(key, value) for key, rule in all_rules().items() for value in bad_values(rule, SETTINGS)]
 
 
 def leaves(node: dict, prefix: str = "") -> list[str]:
@@ -87,12 +68,12 @@ def leaves(node: dict, prefix: str = "") -> list[str]:
     return found
 
 
-def test_every_setting_has_bad_values() -> None:
-    settings = {key for key in leaves(pipeline_preset("cpu").to_dict()) if not key.startswith("model.")}
-    assert settings - {"preset", "selfplay.search"} == set(BAD)
-
-
-CASES = [(key, value) for key, values in BAD.items() for value in values]
+def test_every_setting_declares_its_range() -> None:
+    """Every setting of the config but the preset's name, the network's shape (ModelConfig) and
+    the search overrides (SearchParams), which check themselves, declares its range."""
+    settings = {key for key in leaves(SETTINGS) if not key.startswith("model.")}
+    assert settings - {"preset", "selfplay.search"} == set(all_rules())
+    assert len(CASES) > 5 * len(all_rules())
 
 
 @pytest.mark.parametrize("key, value", CASES, ids=[f"{k}={v}" for k, v in CASES])
@@ -136,3 +117,21 @@ def test_a_bad_config_json_of_a_run_is_refused_naming_file_and_setting(tmp_path)
     path.write_text(json.dumps(data))
     with pytest.raises(ValueError, match=r"config.json: .*selfplay.full_visits must be"):
         PipelineConfig.load(path)
+
+
+def test_the_declared_bounds_themselves_are_taken() -> None:
+    """A range is what it says: a closed end of a whole number or a number is a valid setting
+    (but for a setting that bounds another, whose ends the other's value may not allow)."""
+    cpu = pipeline_preset("cpu")
+    bounding = {rule.high for rule in all_rules().values() if isinstance(rule.high, str)}
+    for key, rule in all_rules().items():
+        if rule.kind not in ("whole", "number") or key in bounding:
+            continue
+        ends = [(rule.low, rule.low_open), (_bound(rule.high, SETTINGS), rule.high_open)]
+        for end, is_open in ends:
+            if math.isfinite(end) and not is_open:
+                changed, _ = changed_config(cpu, {key: json.dumps(end)})
+                node = changed.to_dict()
+                for part in key.split("."):
+                    node = node[part]
+                assert node == end, (key, end)
