@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from ..lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .analysis import AnalysisResult, analyze
+    from .analysis import AnalysisResult
     from .batched import BatchedSearch, SearchTimings
-    from .game_search import GameSearch
+    from .game_search import GameSearch, analyze
 
 __all__ = [
     "AnalysisResult",
@@ -28,7 +28,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "AnalysisResult": "analysis",
-        "analyze": "analysis",
+        "analyze": "game_search",
         "BatchedSearch": "batched",
         "SearchTimings": "batched",
         "GameSearch": "game_search",

@@ -1,21 +1,14 @@
-"""Single-position analysis on the same search code as self-play.
-
-`analyze` searches one position until a visit or time budget runs out, the
-`stop` event is set, or the callback returns False; the callback sees the
-search live (for a GUI or a streaming engine command).
+"""What a search says about its root, as every front end shows it: AnalysisResult, and the
+snapshot of a search that makes one. One position's analysis is game_search.analyze (a
+GameSearch of its own).
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import _core
-from ..infer.contract import Evaluator
-from ..limits import MIN_TIMED_VISITS, check_seconds, check_visits
-from .batched import BatchedSearch
 
 
 @dataclass
@@ -51,48 +44,3 @@ def snapshot(search: _core.MultiSearch, started: float, pv_length: int = 10) -> 
         seconds=time.perf_counter() - started,
         chosen=search.choose_move(0, 0.0) if root["visits"] > 0 else None,
     )
-
-
-def analyze(
-    position: _core.Position,
-    evaluator: Evaluator,
-    visits: int | None = 800,
-    seconds: float | None = None,
-    callback: Callable[[AnalysisResult], bool | None] | None = None,
-    report_every_s: float = 0.2,
-    stop: threading.Event | None = None,
-    params: _core.SearchParams | None = None,
-    leaves_per_step: int = 16,
-    cache_mb: float = 16.0,
-) -> AnalysisResult:
-    """Searches `position`; stops at `visits`, after `seconds` (once the root has MIN_TIMED_VISITS),
-    on `stop`, or when callback returns False. Budgets out of range (popucom.limits: check_visits,
-    check_seconds) raise ValueError."""
-    visits, seconds = check_visits(visits), check_seconds(seconds)
-    if visits is None and seconds is None and stop is None:
-        raise ValueError("analyze needs a visit budget, a time budget or a stop event")
-    if position.is_over:
-        raise ValueError("the game is over: there is nothing to analyze")
-    params = params or _core.SearchParams()
-    params.leaves_per_game = leaves_per_step
-    driver = BatchedSearch(evaluator, num_games=1, params=params, cache_mb=cache_mb)
-    search = driver.search
-    search.reset(0, position)
-    search.set_visit_target(0, visits if visits is not None else 2**31 - 1)
-    started = last_report = time.perf_counter()
-    while not search.done(0):
-        if stop is not None and stop.is_set():
-            break
-        if seconds is not None and time.perf_counter() - started >= seconds:
-            if search.visits(0) >= MIN_TIMED_VISITS:  # however small the budget: limits.py
-                break
-        driver.step()
-        now = time.perf_counter()
-        if callback is not None and now - last_report >= report_every_s:
-            last_report = now
-            if callback(snapshot(search, started)) is False:
-                break
-    result = snapshot(search, started)
-    if callback is not None:
-        callback(result)
-    return result

@@ -408,3 +408,37 @@ class GameSearch:
         if temperature > 0:
             return self.choose_move(temperature)
         return result.chosen if result.chosen is not None else self.choose_move()
+
+
+def analyze(
+    position: _core.Position,
+    evaluator: Evaluator,
+    visits: int | None = 800,
+    seconds: float | None = None,
+    callback: Callable[[AnalysisResult], bool | None] | None = None,
+    report_every_s: float = 0.2,
+    stop: threading.Event | None = None,
+    params: _core.SearchParams | None = None,
+    leaves_per_step: int = SINGLE_GAME_LEAVES_PER_STEP,
+    cache_mb: float = 16.0,
+) -> AnalysisResult:
+    """Searches `position` once, in a GameSearch of its own (no table kept for a game); stops at
+    `visits`, after `seconds` (once the root has MIN_TIMED_VISITS), on `stop`, or when the
+    callback returns False. Budgets out of range (popucom.limits: check_visits, check_seconds)
+    raise ValueError."""
+    visits, seconds = check_visits(visits), check_seconds(seconds)
+    if visits is None and seconds is None and stop is None:
+        raise ValueError("analyze needs a visit budget, a time budget or a stop event")
+    if position.is_over:
+        raise ValueError("the game is over: there is nothing to analyze")
+    session = GameSearch(
+        evaluator, params=params, cache_mb=cache_mb, leaves_per_step=leaves_per_step, endgame_table_mb=0
+    )
+    session.set_position(position)
+    ended = stop or threading.Event()
+
+    def report(result: AnalysisResult) -> None:
+        if callback is not None and callback(result) is False:
+            ended.set()
+
+    return session.search(visits, seconds, callback=report, report_every_s=report_every_s, stop=ended)

@@ -36,7 +36,7 @@ def _show_analysis(window, visits: int = 200) -> None:
     from the AI would arrive), stores shorter searches on the nodes before it so the win-rate
     chart has a line, and previews the top move's principal variation on the board."""
     from popucom.infer.fake import TinyEvaluator
-    from popucom.search.analysis import analyze
+    from popucom.search import analyze
 
     current = window.tree.current
     for node in current.path()[:-1]:

@@ -9,8 +9,7 @@ import pytest
 
 from popucom import Position, _core
 from popucom.infer import TinyEvaluator, load_evaluator
-from popucom.search import GameSearch
-from popucom.search.analysis import analyze
+from popucom.search import GameSearch, analyze
 
 
 def test_tree_is_kept_across_moves_and_reset_on_a_jump() -> None:
