@@ -33,7 +33,8 @@ SETTING_CONTEXT = "self-play search setting"
 @dataclass(frozen=True)
 class SelfPlayConfig:
     concurrent_games: int = setting(128, whole(1, 1 << 16))
-    full_visits: int = setting(64, whole(1, 1_000_000))
+    # One visit only expands the root: no child is visited, so the policy target would be empty.
+    full_visits: int = setting(64, whole(2, 1_000_000, " (a one-visit search visits no move: no policy target)"))
     fast_visits: int = setting(16, whole(1, "selfplay.full_visits", " (selfplay.full_visits)"))
     full_search_prob: float = setting(
         0.25, number(0, 1, low_open=True, why=" (at 0 no move is a full search: no policy targets)")

@@ -87,7 +87,7 @@ def test_the_named_cases() -> None:
     for key, value, message in [
         ("train.lr", "NaN", "train.lr must be a finite number > 0"),
         ("train.batch_size", "null", "train.batch_size must be a whole number from 1"),
-        ("selfplay.full_visits", "0", "selfplay.full_visits must be a whole number from 1"),
+        ("selfplay.full_visits", "1", "selfplay.full_visits must be a whole number from 2 .*no policy target"),
         ("backend", '"../../etc"', "backend must be one of auto, native"),
         ("selfplay.full_search_prob", "0", "no policy targets"),
     ]:
