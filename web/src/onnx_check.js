@@ -28,7 +28,9 @@ function varint(bytes, at, end) {
   for (let shift = 0; shift < 64; shift += 7) {
     if (at >= end) throw new OnnxFormatError('the file ends inside a number');
     const byte = bytes[at++];
-    if (shift < 49) value += (byte & 0x7f) * 2 ** shift; // past 2^53 only the field's presence matters
+    // No file reaches 2^49 bytes: a number past it is no length (and no key, and no flag we look for).
+    if (shift < 49) value += (byte & 0x7f) * 2 ** shift;
+    else if (byte & 0x7f) value = Infinity;
     if (!(byte & 0x80)) return [value, at];
   }
   throw new OnnxFormatError('a number longer than ten bytes');
