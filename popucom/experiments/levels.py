@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from popucom.arena.match import GameRecord, append_records, make_openings, play_match, read_records, summarize
+from popucom.arena.match import GameRecord, read_records, summarize
 from popucom.arena.ratings import fit_bradley_terry, game_results
+from popucom.arena.tournament import complete_pairing
 from popucom.benchmarks import machine_info
 from popucom.infer.contract import Evaluator
 from popucom.levels import LEVELS, Level
@@ -103,26 +103,11 @@ def rate_levels(
     pairs = pairings(levels, bots, top_bots)
     started = time.perf_counter()
     for a, b in pairs:
-        played = sum(1 for r in records if {r.black, r.white} == {a, b})
-        missing = games - played
-        if missing <= 0:
-            continue
-        missing += missing % 2
-        t = time.perf_counter()
-        new = play_match(
-            players.get(a, seed=1 + played),
-            players.get(b, seed=2 + played),
-            make_openings(missing // 2, opening_plies, seed + played),  # new openings for new games
-            progress=True,
-            desc=f"{a} vs {b}",
-        )
-        append_records(games_out, new)
-        records += new
-        s = summarize(new, a, b)
-        seconds = time.perf_counter() - t
-        print(
-            f"{a} vs {b}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} in {seconds:.0f} s", file=sys.stderr, flush=True
-        )
+
+        def pair(played: int, a: str = a, b: str = b) -> tuple[Player, Player]:
+            return players.get(a, seed=1 + played), players.get(b, seed=2 + played)
+
+        complete_pairing(records, games_out, a, b, games, pair, opening_plies, seed)
     wanted = {frozenset(p) for p in pairs}
     used = [r for r in records if frozenset((r.black, r.white)) in wanted]
     result = summary(levels, pairs, used)

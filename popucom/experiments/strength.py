@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 from popucom import _core
-from popucom.arena.match import append_records, make_openings, play_match, read_records, summarize
+from popucom.arena.match import read_records, summarize
 from popucom.arena.ratings import elo_from_score, fit_bradley_terry, game_results
+from popucom.arena.tournament import complete_pairing
 from popucom.benchmarks import machine_info
 from popucom.infer import load_evaluator
 from popucom.player import Player
@@ -127,48 +127,24 @@ def strength_table(
     records = read_records(games_out) if games_out.exists() else []
     started = time.perf_counter()
 
-    def have(a: str, b: str) -> int:
-        return sum(1 for r in records if {r.black, r.white} == {a, b})
-
     for a, b, games in CALIBRATION:
-        if have(a, b) < games:
-            new = play_match(
-                Player(a, bot=a, seed=1),
-                Player(b, bot=b, seed=2),
-                make_openings(games // 2, opening_plies, seed + 1000),
-            )
-            append_records(games_out, new)
-            records += new
+
+        def bots(played: int, a: str = a, b: str = b) -> tuple[Player, Player]:
+            return Player(a, bot=a, seed=1), Player(b, bot=b, seed=2)
+
+        complete_pairing(records, games_out, a, b, games, bots, opening_plies, seed + 1000, progress=False)
     played_pairings = [
         (visits, opponent_spec(text), games) for visits, text, games in map(parse_pairing, pairings or DEFAULT_PAIRINGS)
     ]
     for visits, opponent, games in played_pairings:
-        player = model_name(visits)
-        opponent_label = opponent.name
-        played = have(player, opponent_label)
-        missing = games - played
-        if missing <= 0:
-            continue
-        missing += missing % 2
-        t = time.perf_counter()
-        # Only the games still missing, on openings of their own (seeded by how many were played),
-        # so a pairing can be extended later without replaying the same games.
-        new = play_match(
-            model_player(player, model, visits, threads, search_params(search)),
-            opponent_player(opponent, threads, seed=visits + played),
-            make_openings(missing // 2, opening_plies, seed + played),
-            progress=True,
-            desc=f"{player} vs {opponent_label}",
-        )
-        append_records(games_out, new)
-        records += new
-        s = summarize(new, player, opponent_label)
-        print(
-            f"{player} vs {opponent_label}: +{s['a_wins']} ={s['draws']} -{s['b_wins']} "
-            f"in {time.perf_counter() - t:.0f} s",
-            file=sys.stderr,  # stdout is the one JSON line
-            flush=True,
-        )
+
+        def players(played: int, visits: int = visits, opponent: PlayerSpec = opponent) -> tuple[Player, Player]:
+            return (
+                model_player(model_name(visits), model, visits, threads, search_params(search)),
+                opponent_player(opponent, threads, seed=visits + played),
+            )
+
+        complete_pairing(records, games_out, model_name(visits), opponent.name, games, players, opening_plies, seed)
     ratings = fit_bradley_terry(game_results(records), anchor="random", prior_elo=2000.0)
     rows = []
     for visits, opponent, _ in played_pairings:
