@@ -409,7 +409,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         out = Path(args.out)
         komi = KomiSampler.load(out / "komi_stats.json")
         existing = len(list(out.glob(f"{args.prefix}-*.pcs")))
-        print(f"self-play: {args.games} games, model {spec.source} on {getattr(evaluator, 'describe', lambda: '')()}")
+        print(f"self-play: {args.games} games, model {spec.source} on {evaluator.describe()}")
         stats = run_selfplay(
             evaluator,
             config,

@@ -101,7 +101,7 @@ class Player:
         """What plays: the evaluator's own words (file, backend, precision) or the bot's spec."""
         if self.evaluator is None:
             return f"bot {self.name}"
-        return getattr(self.evaluator, "describe", lambda: self.name)()
+        return self.evaluator.describe()
 
     def move_temperature(self, ply: int) -> float:
         """The temperature of this player's move at `ply` (plies played in the game so far)."""

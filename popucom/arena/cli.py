@@ -166,7 +166,7 @@ def run_arena(args: argparse.Namespace) -> int:
     backend = getattr(args, "backend", None) or "auto"
     evaluators = {s.name: load_evaluator(s, args.device, threads, backend) for s in specs if s.is_network}
     for name, ev in evaluators.items():
-        print(f"{name}: {getattr(ev, 'describe', lambda: '')()}")
+        print(f"{name}: {ev.describe()}")
     openings = make_openings(args.openings, args.opening_plies, args.seed)
 
     def player(spec: PlayerSpec, seed: int) -> Player:

@@ -23,6 +23,7 @@ it was trained on, so a mismatched model is refused before it plays.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import NamedTuple, Protocol, runtime_checkable
 
@@ -46,9 +47,39 @@ class EvalOutput(NamedTuple):
 
 @runtime_checkable
 class Evaluator(Protocol):
+    """What the search and the front ends use of an evaluator: its call on a batch, the feature
+    version it was trained on, and the words that say what plays (describe)."""
+
     feature_version: int
 
     def __call__(self, features: np.ndarray) -> EvalOutput: ...
+
+    def describe(self) -> str:
+        """What runs, in a user's words: the file, the runtime, its precision and threads."""
+        ...
+
+
+class Backend(ABC):
+    """What every inference backend shares (native, ONNX Runtime, OpenVINO, torch, TensorRT):
+    it answers with every named output of the model (run_all: the parity checks, the
+    benchmarks and the losses read them all), the search takes its share of them through the
+    call, and it says what runs. A backend sets feature_version and threads (its thread
+    budget) when it is made, and counts its calls."""
+
+    feature_version: int
+    threads: int = 1
+    calls: int = 0
+
+    @abstractmethod
+    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+        """Every output of the model for one batch, keyed by its name (popucom.nn.outputs)."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """What runs, in a user's words: the file, the runtime, its precision and threads."""
+
+    def __call__(self, features: np.ndarray) -> EvalOutput:
+        return EvalOutput.from_outputs(self.run_all(features))
 
 
 # How far a row of wdl may sum from 1: a float16 or bfloat16 softmax rounds by up to ~1e-3.

@@ -25,6 +25,9 @@ class UniformEvaluator:
             self.__init__(max_batch=n)
         return EvalOutput(self._logits[:n], self._wdl[:n], self._score[:n])
 
+    def describe(self) -> str:
+        return "a uniform fake network (no weights)"
+
 
 class TinyEvaluator:
     """A small deterministic hand-written evaluator for tests: it prefers unpainted
@@ -50,3 +53,6 @@ class TinyEvaluator:
         draw = np.full(n, 0.1, dtype=np.float32)
         wdl = np.stack([(1 + value) / 2 * 0.9, draw, (1 - value) / 2 * 0.9], axis=1)
         return EvalOutput(logits.reshape(n, -1).astype(np.float32), wdl.astype(np.float32), margin.astype(np.float32))
+
+    def describe(self) -> str:
+        return "a tiny fake network (no weights)"

@@ -18,12 +18,12 @@ import torch
 
 from ..nn.model import PopucomNet
 from ..nn.native import NativeForward, native_forward_refusal, network_refusal
-from .contract import EvalOutput
+from .contract import Backend
 from .precision import cpu_matmul_dtype
 from .threads import resolve_threads
 
 
-class NativeEvaluator:
+class NativeEvaluator(Backend):
     def __init__(self, net: PopucomNet, threads: int | None = 1, cpu_matmul: str | None = None) -> None:
         """cpu_matmul: auto | fp32 | bf16, the products' precision (default $POPUCOM_CPU_MATMUL)."""
         refusal = network_refusal(net)
@@ -44,9 +44,6 @@ class NativeEvaluator:
         """Every output of the deployed model (the network's outputs), keyed by name."""
         self.calls += 1
         return dict(zip(self.output_names, self.forward(features), strict=True))
-
-    def __call__(self, features: np.ndarray) -> EvalOutput:
-        return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
         return (

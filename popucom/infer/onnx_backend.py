@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..nn.export import INPUT_NAME, output_names
-from .contract import EvalOutput
+from .contract import Backend
 from .exported_model import Port, check_interface, open_exported
 from .threads import onnx_session_options
 
@@ -34,7 +34,7 @@ def _port(arg) -> Port:
     return Port(arg.name, arg.shape, ORT_DTYPES.get(kind, kind))
 
 
-class OnnxEvaluator:
+class OnnxEvaluator(Backend):
     def __init__(self, path: str | Path, device: str = "cpu", threads: int | None = 1) -> None:
         import onnxruntime as ort
 
@@ -73,9 +73,6 @@ class OnnxEvaluator:
         self.calls += 1
         arrays = self.session.run(list(self.output_names), {INPUT_NAME: np.ascontiguousarray(features, np.float32)})
         return dict(zip(self.output_names, arrays, strict=True))
-
-    def __call__(self, features: np.ndarray) -> EvalOutput:
-        return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
         return (

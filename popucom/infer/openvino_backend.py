@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..nn.export import INPUT_NAME, output_names
-from .contract import EvalOutput
+from .contract import Backend
 from .exported_model import Port, check_interface, open_exported
 from .threads import resolve_threads
 
@@ -73,7 +73,7 @@ def _ports(port) -> list[Port]:
     return [Port(name, shape, OV_DTYPES.get(kind, kind)) for name in sorted(port.get_names())]
 
 
-class OpenVinoEvaluator:
+class OpenVinoEvaluator(Backend):
     def __init__(self, path: str | Path, threads: int | None = 1) -> None:
         ov = import_openvino()
         self.path = Path(path)
@@ -115,9 +115,6 @@ class OpenVinoEvaluator:
         self.calls += 1
         results = self.request().infer({INPUT_NAME: np.ascontiguousarray(features, np.float32)})
         return {name: results[output] for name, output in zip(self.output_names, self.outputs, strict=True)}
-
-    def __call__(self, features: np.ndarray) -> EvalOutput:
-        return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
         threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}"

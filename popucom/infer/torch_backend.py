@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from ..nn.model import ExportWrapper, PopucomNet
-from .contract import EvalOutput
+from .contract import Backend
 from .precision import cpu_matmul_dtype
 from .threads import AdaptiveBudget, set_torch_threads
 
@@ -61,7 +61,7 @@ def worker_pool(threads: int) -> ThreadPoolExecutor:
         return _worker_pools[key]
 
 
-class TorchEvaluator:
+class TorchEvaluator(Backend):
     def __init__(
         self,
         net: PopucomNet,
@@ -126,9 +126,6 @@ class TorchEvaluator:
     def forward_piece(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         with torch.inference_mode():  # grad mode is per thread
             return self.forward(x)
-
-    def __call__(self, features: np.ndarray) -> EvalOutput:
-        return EvalOutput.from_outputs(self.run_all(features))
 
     def describe(self) -> str:
         mode = "compiled" if self.forward is not self.model else "eager"

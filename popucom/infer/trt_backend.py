@@ -22,7 +22,7 @@ from .. import _core
 from ..fileio import read_metadata_text, write_bytes_atomic
 from ..nn.export import INPUT_NAME, check_metadata, output_names, read_metadata
 from ..nn.outputs import OUTPUTS_BY_NAME
-from .contract import EvalOutput
+from .contract import Backend
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ def read_plan_metadata(plan: str | Path) -> dict[str, str]:
     return metadata
 
 
-class TensorRTEvaluator:
+class TensorRTEvaluator(Backend):
     def __init__(
         self,
         onnx_path: str | Path | None,
@@ -154,7 +154,7 @@ class TensorRTEvaluator:
         self.stream = torch.cuda.Stream()
         self.calls = 0
 
-    def __call__(self, features: np.ndarray) -> EvalOutput:
+    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
         torch = self.torch
         n = len(features)
         if n > self.max_batch:
@@ -171,7 +171,7 @@ class TensorRTEvaluator:
             if not self.context.execute_async_v3(self.stream.cuda_stream):
                 raise RuntimeError("TensorRT execution failed")
             self.stream.synchronize()
-        return EvalOutput.from_outputs({name: o.cpu().numpy() for name, o in outputs.items()})
+        return {name: o.cpu().numpy() for name, o in outputs.items()}
 
     def describe(self) -> str:
         return f"TensorRT on {self.torch.cuda.get_device_name(0)} (engine {self.plan.name})"

@@ -85,7 +85,7 @@ def stage_selfplay(config: PipelineConfig, run: RunDir, k: int, progress: bool) 
         return {"games": 0, "resumed_games": done}
     player = best_model(config, run, k)
     evaluator = make_evaluator(config, run, player)
-    describe = getattr(evaluator, "describe", lambda: config.backend)()
+    describe = evaluator.describe()
     logger.info(
         f"[iter {k + 1}] self-play: {wanted} games with {run.model_name(player)} on {describe}"
         + (f" ({done} already written)" if done else "")
