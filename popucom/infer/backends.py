@@ -1,9 +1,42 @@
-"""The names of the inference backends, as a config, `--backend` and load_evaluator take them.
-Apart from the factory that builds them (factory.py) so that a run's config can be checked
-without loading numpy or a runtime."""
+"""The inference backends as records: each one's name (as a config, `--backend` and
+load_evaluator take it), the kinds of model file it runs and the devices it runs on. The
+factory (factory.py) and the pre-flight check (preflight.py) choose and refuse by them; the
+records stay apart from the code that builds the backends so that a run's config can be
+checked without loading numpy or a runtime."""
 
 from __future__ import annotations
 
-BACKENDS = ("auto", "native", "openvino", "onnx", "torch", "trt")
-EXPORTED_BACKENDS = ("onnx", "openvino", "trt")  # the backends that run an exported model
-CHECKPOINT_BACKENDS = ("native", "torch")  # the backends that run a training checkpoint
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BackendRecord:
+    name: str
+    files: tuple[str, ...]  # the kinds of model file it runs: "onnx", "checkpoint", "plan" (factory.model_kind)
+    devices: tuple[str, ...]  # "cpu", "cuda"
+    title: str  # how a message names it
+
+
+REGISTRY: dict[str, BackendRecord] = {
+    record.name: record
+    for record in (
+        BackendRecord("native", ("checkpoint",), ("cpu",), "native"),
+        BackendRecord("openvino", ("onnx",), ("cpu",), "openvino"),
+        BackendRecord("onnx", ("onnx",), ("cpu", "cuda"), "onnx"),
+        BackendRecord("torch", ("checkpoint",), ("cpu", "cuda"), "torch"),
+        BackendRecord("trt", ("onnx", "plan"), ("cuda",), "TensorRT"),
+    )
+}
+BACKENDS = ("auto", *REGISTRY)
+EXPORTED_BACKENDS = tuple(name for name, r in REGISTRY.items() if "onnx" in r.files)  # run an exported model
+CHECKPOINT_BACKENDS = tuple(name for name, r in REGISTRY.items() if "checkpoint" in r.files)  # run a checkpoint
+
+
+def device_refusal(backend: str, device: str) -> str | None:
+    """Why `backend` cannot run on `device` (a setting that cannot work anywhere), or None."""
+    record = REGISTRY.get(backend)
+    if record is None or device in record.devices:
+        return None
+    if record.devices == ("cuda",):
+        return f"the {record.title} backend runs on a GPU: use device 'cuda'"
+    return f"the {record.title} backend runs on the CPU, not on device '{device}'"

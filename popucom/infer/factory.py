@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from .backends import BACKENDS, CHECKPOINT_BACKENDS, EXPORTED_BACKENDS
+from .backends import BACKENDS, CHECKPOINT_BACKENDS, EXPORTED_BACKENDS, REGISTRY, device_refusal
 from .choice import Choice, Machine, choose_backend, exported_beside
 from .contract import Evaluator
 
@@ -101,22 +101,26 @@ def load_evaluator(
 
 def _check_named_backend(path: Path, kind: str, backend: str, device: str) -> None:
     """ValueError where the backend asked for cannot run this kind of file on this device."""
-    if backend in EXPORTED_BACKENDS and kind == "checkpoint":
+    if kind not in REGISTRY[backend].files:
+        if kind == "checkpoint":
+            raise ValueError(
+                f"{path}: the {backend} backend runs exported models (.onnx); export the checkpoint with "
+                f"`popucom export`, or use backend {_either((*CHECKPOINT_BACKENDS, 'auto'))}"
+            )
+        if kind == "plan":
+            raise ValueError(f"{path}: a TensorRT plan runs only on the trt backend")
         raise ValueError(
-            f"{path}: the {backend} backend runs exported models (.onnx); export the checkpoint with "
-            "`popucom export`, or use backend native, torch or auto"
+            f"{path}: the {backend} backend loads training checkpoints (.pt); use backend "
+            f"{_either(EXPORTED_BACKENDS)} for an exported model"
         )
-    if backend in CHECKPOINT_BACKENDS and kind != "checkpoint":
-        raise ValueError(
-            f"{path}: the {backend} backend loads training checkpoints (.pt); use backend openvino, onnx "
-            "or trt for an exported model"
-        )
-    if backend != "trt" and kind == "plan":
-        raise ValueError(f"{path}: a TensorRT plan runs only on the trt backend")
-    if backend in ("openvino", "native") and device != "cpu":
-        raise ValueError(f"the {backend} backend runs on the CPU, not on device '{device}'")
-    if backend == "trt" and device != "cuda":
-        raise ValueError("the TensorRT backend runs on a GPU: use device 'cuda'")
+    refusal = device_refusal(backend, device)
+    if refusal is not None:
+        raise ValueError(refusal)
+
+
+def _either(names: tuple[str, ...]) -> str:
+    """'a, b or c'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def _load_named(

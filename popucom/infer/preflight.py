@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 from typing import TYPE_CHECKING
 
-from .backends import BACKENDS
+from .backends import BACKENDS, device_refusal
 
 if TYPE_CHECKING:
     from ..nn.config import ModelConfig
@@ -26,10 +26,9 @@ def check_backend(backend: str, device: str, model: ModelConfig | None = None) -
     setting that cannot work anywhere) or RuntimeError (this machine), saying why."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend '{backend}' (choose {', '.join(BACKENDS)})")
-    if backend in ("openvino", "native") and device != "cpu":
-        raise ValueError(f"the {backend} backend runs on the CPU, not on device '{device}'")
-    if backend == "trt" and device != "cuda":
-        raise ValueError("the TensorRT backend runs on a GPU: use --device cuda")
+    refusal = device_refusal(backend, device)
+    if refusal is not None:
+        raise ValueError(refusal)
     if device == "cpu" and backend in ("auto", "native", "torch"):
         from .precision import cpu_matmul_dtype
 
