@@ -21,6 +21,7 @@ from . import _core
 from .infer.contract import Evaluator
 from .player_spec import DEFAULT_VISITS, PlayerSpec, load_evaluator
 from .search.batched import BatchedSearch
+from .search.bot_session import BotSession
 from .search.game_search import DEFAULT_ENDGAME_TABLE_MB, GameSearch
 
 MAX_TEMPERATURE = 10.0  # p ~ N^(1/T) is all but uniform over the searched moves well before this
@@ -122,11 +123,13 @@ class Player:
 
     def session(
         self, threads: int = 1, cache_mb: float = 64.0, endgame_table_mb: float = DEFAULT_ENDGAME_TABLE_MB
-    ) -> GameSearch:
+    ) -> GameSearch | BotSession:
         """A search of one game that keeps its tree and its exact solver's table (the engine's,
-        the GUI's); threads are C++ tree-work threads, the network keeps its own budget."""
+        the GUI's); threads are C++ tree-work threads, the network keeps its own budget. A bot's
+        session has the same calls and picks its move where the game stands."""
         if self.evaluator is None:
-            raise ValueError(f"player {self.name} is a bot: it has no search")
+            assert self.bot is not None
+            return BotSession(self.bot)
         return GameSearch(
             self.evaluator,
             self.search_params(),

@@ -31,6 +31,7 @@ from ..limits import check_komi, check_seconds, check_visits
 from ..player import Player
 from ..player_spec import PlayerSpec
 from ..search.analysis import AnalysisResult
+from ..search.bot_session import BOT_ANALYSIS, BotSession
 from ..search.game_search import GameSearch
 
 COLOURS = {"b": _core.Color.BLACK, "black": _core.Color.BLACK, "w": _core.Color.WHITE, "white": _core.Color.WHITE}
@@ -194,7 +195,7 @@ class Engine:
         self.threads = threads
         self.backend = backend
         self.level: Level | None = None
-        self.search: GameSearch | None = None
+        self.search: GameSearch | BotSession | None = None  # set by use_player, below
         if level is not None:
             if player is not None:
                 raise ValueError("give --level or --player, not both")
@@ -249,7 +250,7 @@ class Engine:
         if self.search is not None:
             self.search.stop()
         self.spec, self.player, self.level = spec, player, level
-        self.search = player.session() if player.is_model else None
+        self.search = player.session()
         self.visits = spec.visits if player.is_model else None
 
     def use_level(self, level: Level) -> None:
@@ -307,8 +308,7 @@ class Engine:
 
     def tell_session(self, before: _core.Position, move: int) -> None:
         """Every move played reaches the search session, so its tree lives for the whole game."""
-        if self.search is not None:
-            self.search.follow(before, move)
+        self.search.follow(before, move)
 
     def genmove(self, args: list[str]) -> str:
         colour = self.colour(args)
@@ -317,7 +317,7 @@ class Engine:
         if colour != self.game.to_move:
             raise GtpError(f"it is {self.game.to_move.name.capitalize()}'s turn (there is no pass)")
         position = self.game.position
-        move = self.searched_move(position) if self.player.is_model else self.player.bot_move(position)
+        move = self.searched_move(position)
         self.game.play(move)
         self.tell_session(position, move)
         return _core.square_to_text(move)
@@ -385,8 +385,8 @@ class Engine:
     # --- streaming analysis ----------------------------------------------------------
     def start_analysis(self, ident: str, args: list[str]) -> threading.Event:
         """Starts streaming; the caller sets the returned event and then stops self.search."""
-        if self.search is None:
-            raise GtpError("analysis needs a model player (.onnx or .pt), not a bot")
+        if not self.search.analyzes:
+            raise GtpError(BOT_ANALYSIS)
         if self.game.is_over:
             raise GtpError("the game is over")
         interval = parse_interval(args)

@@ -91,6 +91,8 @@ def _stop_all() -> None:
 
 
 class GameSearch:
+    analyzes = True  # it streams what its search sees (a bot's session does not: bot_session.py)
+
     def __init__(
         self,
         evaluator: Evaluator,

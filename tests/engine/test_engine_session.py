@@ -36,3 +36,30 @@ def test_two_client_moves_in_a_row_keep_the_tree_and_its_visits() -> None:
     engine.genmove(["w"])
     assert engine.search.resets == resets  # no move was a jump
     assert engine.search.position == engine.game.position
+
+
+def test_a_bot_plays_through_a_session_of_its_own() -> None:
+    """A bot's session has the model's calls: it follows both sides' moves and answers a search
+    with its move where the game stands; it streams no analysis, which the engine refuses."""
+    from popucom.player import Player
+
+    session = Player("greedy", bot="greedy").session()
+    assert not session.analyzes
+    first = _core.Position().play(_core.parse_square("e5"))
+    session.follow(_core.Position(), _core.parse_square("e5"))
+    assert session.position == first
+    move = session.move_to_play(session.search())
+    assert first.is_legal(move)
+    engine = Engine(player="uct:50", out=io.StringIO())
+    engine.genmove(["b"])
+    engine.play(["w", _core.square_to_text(next(iter(engine.game.position.legal_moves())))])
+    engine.genmove(["b"])
+    assert engine.search.position == engine.game.position and len(engine.game.moves) == 3
+    replies = serve(engine, "popucom-analyze 10\n")
+    assert replies[0].startswith("? analysis needs a model player"), replies
+
+
+def serve(engine: Engine, text: str) -> list[str]:
+    engine.out = io.StringIO()
+    engine.serve(io.BytesIO(text.encode()))
+    return engine.out.getvalue()[:-2].split("\n\n")
