@@ -276,8 +276,6 @@ class Engine:
     def set_komi(self, args: list[str]) -> str:
         if len(args) != 1:
             raise GtpError("syntax error: komi wants a number")
-        if not args[0].isascii() or "_" in args[0]:  # Python's float() reads '１２' and '1_0'
-            raise GtpError("syntax error: komi wants a number in ASCII digits")
         try:
             komi = check_komi(args[0])
         except ValueError as e:

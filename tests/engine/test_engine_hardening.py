@@ -489,3 +489,16 @@ def test_input_read_ahead_is_bounded_and_every_line_still_answered(monkeypatch) 
     assert held < 2 << 20, f"the engine read {held} bytes ahead"  # the limit, the pipe and a read
     replies = engine.out.getvalue().split("\n\n")[:-1]
     assert len(replies) == sent[0] // 5 and set(replies) == {"= popucom"}
+
+
+def test_komi_in_other_digits_or_with_underscores_is_refused_by_the_shared_check() -> None:
+    """check_komi reads text as ASCII decimal only (limits.parse_decimal), so the engine's komi
+    needs no rule of its own: '１２', '1_0' and '٣' get a ? naming the komi's range, the komi stays."""
+    engine = Engine("random")
+    replies = serve(engine, "komi 3\nkomi １２\nkomi 1_0\nkomi ٣\nkomi 12\n".encode())
+    assert replies[0] == "=" and replies[-1] == "="
+    for reply in replies[1:4]:
+        assert reply.startswith("? komi must be a whole number from -81 to 81"), reply
+    engine = Engine("random")
+    serve(engine, "komi 3\nkomi 1_0\n".encode())
+    assert engine.komi == 3
