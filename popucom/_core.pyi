@@ -8,7 +8,7 @@ import enum
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['BOARD_SIZE', 'BUILD_INFO', 'Bot', 'CPU_ISA_ENV', 'CPU_LEVELS', 'Color', 'EndReason', 'EvalCache', 'FEATURE_PLANES', 'FEATURE_PLANE_NAMES', 'FEATURE_VERSION', 'Game', 'KOMI_SCALE', 'MATCH_LENGTH', 'MAX_DEPTH_SOURCES', 'MAX_GAME_PLIES', 'MHC_MAX_STREAMS', 'MOVES_PER_PLAYER', 'MultiSearch', 'NUM_FEATURE_PLANES', 'NUM_SQUARES', 'NUM_SYMMETRIES', 'NativeNet', 'PACKED_WORDS', 'POPE_HEAD_DIMS', 'Position', 'Result', 'SearchParams', 'audit_move', 'bench_serial_search', 'cpu_level', 'depth_mix_normalized', 'depth_score', 'detected_cpu_level', 'encode_batch', 'encode_position', 'format_record', 'inverse_symmetry', 'mhc_read', 'mhc_write', 'native_net_supported', 'parse_record', 'parse_square', 'pope_attention', 'pope_attention_bf16_dots_apply', 'random_playouts', 'solve', 'solve_counted', 'solve_moves', 'square_to_text', 'transform_square']
+__all__: list[str] = ['BOARD_SIZE', 'BUILD_INFO', 'Bot', 'CPU_ISA_ENV', 'CPU_LEVELS', 'Color', 'EndReason', 'EvalCache', 'FEATURE_PLANES', 'FEATURE_PLANE_NAMES', 'FEATURE_VERSION', 'Game', 'KOMI_SCALE', 'MATCH_LENGTH', 'MAX_DEPTH_SOURCES', 'MAX_GAME_PLIES', 'MHC_MAX_STREAMS', 'MOVES_PER_PLAYER', 'MultiSearch', 'NATIVE_NET_MAGIC', 'NATIVE_PIECE_POSITIONS', 'NUM_FEATURE_PLANES', 'NUM_SQUARES', 'NUM_SYMMETRIES', 'NativeNet', 'PACKED_WORDS', 'POPE_HEAD_DIMS', 'Position', 'Result', 'SearchParams', 'audit_move', 'bench_serial_search', 'cpu_level', 'depth_mix_normalized', 'depth_score', 'detected_cpu_level', 'encode_batch', 'encode_position', 'format_record', 'inverse_symmetry', 'mhc_read', 'mhc_write', 'native_net_file', 'native_net_file_shape', 'native_net_supported', 'parse_record', 'parse_square', 'pope_attention', 'pope_attention_bf16_dots_apply', 'random_playouts', 'solve', 'solve_counted', 'solve_moves', 'square_to_text', 'transform_square']
 class Color(enum.IntEnum):
     BLACK: typing.ClassVar[Color]
     WHITE: typing.ClassVar[Color]
@@ -652,6 +652,11 @@ class NativeNet:
     """
     The default network's whole forward for CPU inference, in bf16 or float32 products (csrc/nn/native_net.h); popucom.nn.native builds one from a PopucomNet.
     """
+    @staticmethod
+    def from_file_bytes(data: bytes, threads: typing.SupportsInt | typing.SupportsIndex = 1, piece_positions: typing.SupportsInt | typing.SupportsIndex = 8, bf16: bool = False) -> NativeNet:
+        """
+        The network a network file's bytes hold (popucom.nn.native_file); ValueError naming what is wrong with a file that is not one.
+        """
     def __init__(self, spec: dict, threads: typing.SupportsInt | typing.SupportsIndex = 1, piece_positions: typing.SupportsInt | typing.SupportsIndex = 8, bf16: bool = True) -> None:
         ...
     def forward(self, features: numpy.ndarray, planes: typing.SupportsInt | typing.SupportsIndex) -> tuple:
@@ -714,6 +719,14 @@ def mhc_write(maps: numpy.ndarray, streams: numpy.ndarray, branch_out: numpy.nda
     """
     The mHC write: 2 sigmoid(post) * branch_out + Sinkhorn(res) @ streams per token, into `mixed` (tokens, n, d); with `sum_squares` (tokens,), each token's sum of squared mixed values too.
     """
+def native_net_file(spec: dict) -> bytes:
+    """
+    The bytes of a network file (csrc/nn/native_net_file.h) holding the weights of a spec as NativeNet takes it.
+    """
+def native_net_file_shape(data: bytes) -> dict:
+    """
+    The shape of the network a network file's bytes hold; ValueError where they hold none.
+    """
 def native_net_supported(head_dim: typing.SupportsInt | typing.SupportsIndex, bf16: bool) -> bool:
     """
     Whether this build and CPU run NativeNet for attention heads of this width, with bf16 products (AVX512-BF16) or float32 ones (AVX-512).
@@ -771,6 +784,8 @@ MAX_DEPTH_SOURCES: int = 64
 MAX_GAME_PLIES: int = 50
 MHC_MAX_STREAMS: int = 8
 MOVES_PER_PLAYER: int = 25
+NATIVE_NET_MAGIC: bytes
+NATIVE_PIECE_POSITIONS: int = 8
 NUM_FEATURE_PLANES: int = 12
 NUM_SQUARES: int = 81
 NUM_SYMMETRIES: int = 8

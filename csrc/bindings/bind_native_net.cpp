@@ -1,6 +1,7 @@
 // Python binding of the native forward (csrc/nn/native_net.h). popucom/nn/native.py packs a
 // PopucomNet's folded weights into the dict the constructor takes; forward releases the GIL.
 #include "../nn/native_net.h"
+#include "../nn/native_net_file.h"
 #include "common.h"
 
 namespace popucom {
@@ -21,48 +22,55 @@ std::vector<float> floats(const py::dict& spec, const char* key) {
 
 nn::NativeNetWeights weights_from(const py::dict& spec) {
   nn::NativeNetWeights w;
-  nn::NativeNetShape& s = w.shape;
-  s.planes = required(spec, "planes").cast<int>();
-  s.d = required(spec, "d").cast<int>();
-  s.layers = required(spec, "layers").cast<int>();
-  s.heads = required(spec, "heads").cast<int>();
-  s.mlp_hidden = required(spec, "mlp_hidden").cast<int>();
-  s.head_hidden = required(spec, "head_hidden").cast<int>();
-  s.legal_plane = required(spec, "legal_plane").cast<int>();
-  w.embed_weight = floats(spec, "embed_weight");
-  w.embed_bias = floats(spec, "embed_bias");
-  w.cell_embedding = floats(spec, "cell_embedding");
-  w.depth_queries = floats(spec, "depth_queries");
-  w.norm_eps = floats(spec, "norm_eps");
+  nn::for_each_shape_field(w.shape, [&](const char* name, int& value) { value = required(spec, name).cast<int>(); });
   w.score_eps = required(spec, "score_eps").cast<float>();
-  for (const py::handle layer : required(spec, "layer").cast<py::list>()) {
-    const auto l = layer.cast<py::dict>();
-    w.layer.push_back({floats(l, "qkv"), floats(l, "out"), floats(l, "tables"), floats(l, "up"), floats(l, "down")});
-  }
-  w.token_weight = floats(spec, "token_weight");
-  w.token_bias = floats(spec, "token_bias");
-  w.value_weight1 = floats(spec, "value_weight1");
-  w.value_bias1 = floats(spec, "value_bias1");
-  w.value_weight2 = floats(spec, "value_weight2");
-  w.value_bias2 = floats(spec, "value_bias2");
-  w.score_weight1 = floats(spec, "score_weight1");
-  w.score_bias1 = floats(spec, "score_bias1");
-  w.score_weight2 = floats(spec, "score_weight2");
-  w.score_bias2 = floats(spec, "score_bias2");
-  if (spec.contains("value_error_weight1")) {
-    w.value_error_weight1 = floats(spec, "value_error_weight1");
-    w.value_error_bias1 = floats(spec, "value_error_bias1");
-    w.value_error_weight2 = floats(spec, "value_error_weight2");
-    w.value_error_bias2 = floats(spec, "value_error_bias2");
-  }
   w.score_scale = required(spec, "score_scale").cast<float>();
   w.masked_logit = required(spec, "masked_logit").cast<float>();
+  const auto layers = required(spec, "layer").cast<py::list>();
+  w.layer.resize(layers.size());
+  nn::for_each_array(w, [&](const char* name, int layer, std::vector<float>& values) {
+    const py::dict from = layer < 0 ? spec : layers[layer].cast<py::dict>();
+    if (layer >= 0 || from.contains(name) || std::string(name).rfind("value_error_", 0) != 0)
+      values = floats(from, name);  // the value-error head's arrays may be absent
+  });
   return w;
+}
+
+std::unique_ptr<nn::NativeNet> make_net(const nn::NativeNetWeights& weights, int threads, int piece_positions,
+                                        bool bf16) {
+  py::gil_scoped_release release;  // packing the weights takes a while on big nets
+  return std::make_unique<nn::NativeNet>(weights, threads, piece_positions, bf16);
+}
+
+nn::NativeNetWeights weights_from_file(const py::bytes& data) {
+  const std::string_view view = data;
+  return nn::read_native_net_file(reinterpret_cast<const unsigned char*>(view.data()), view.size());
 }
 
 }  // namespace
 
 void bind_native_net(py::module_& m) {
+  m.attr("NATIVE_PIECE_POSITIONS") = nn::DEFAULT_PIECE_POSITIONS;
+  m.attr("NATIVE_NET_MAGIC") = py::bytes(nn::NATIVE_NET_MAGIC, sizeof(nn::NATIVE_NET_MAGIC));
+  m.def(
+      "native_net_file",
+      [](const py::dict& spec) {
+        const auto weights = weights_from(spec);
+        return py::bytes(nn::native_net_file(weights));
+      },
+      py::arg("spec"),
+      "The bytes of a network file (csrc/nn/native_net_file.h) holding the weights of a spec as NativeNet takes it.");
+  m.def(
+      "native_net_file_shape",
+      [](const py::bytes& data) {
+        const auto w = weights_from_file(data);
+        py::dict shape;
+        nn::NativeNetShape s = w.shape;
+        nn::for_each_shape_field(s, [&](const char* name, int value) { shape[name] = value; });
+        shape["value_error"] = w.has_value_error();
+        return shape;
+      },
+      py::arg("data"), "The shape of the network a network file's bytes hold; ValueError where they hold none.");
   m.def("native_net_supported", &nn::NativeNet::supported, py::arg("head_dim"), py::arg("bf16"),
         "Whether this build and CPU run NativeNet for attention heads of this width, with bf16 products "
         "(AVX512-BF16) or float32 ones (AVX-512).");
@@ -70,11 +78,19 @@ void bind_native_net(py::module_& m) {
                             "The default network's whole forward for CPU inference, in bf16 or float32 products "
                             "(csrc/nn/native_net.h); popucom.nn.native builds one from a PopucomNet.")
       .def(py::init([](const py::dict& spec, int threads, int piece_positions, bool bf16) {
-             auto weights = weights_from(spec);
-             py::gil_scoped_release release;  // packing the weights takes a while on big nets
-             return std::make_unique<nn::NativeNet>(weights, threads, piece_positions, bf16);
+             return make_net(weights_from(spec), threads, piece_positions, bf16);
            }),
-           py::arg("spec"), py::arg("threads") = 1, py::arg("piece_positions") = 8, py::arg("bf16") = true)
+           py::arg("spec"), py::arg("threads") = 1, py::arg("piece_positions") = nn::DEFAULT_PIECE_POSITIONS,
+           py::arg("bf16") = true)
+      .def_static(
+          "from_file_bytes",
+          [](const py::bytes& data, int threads, int piece_positions, bool bf16) {
+            return make_net(weights_from_file(data), threads, piece_positions, bf16);
+          },
+          py::arg("data"), py::arg("threads") = 1, py::arg("piece_positions") = nn::DEFAULT_PIECE_POSITIONS,
+          py::arg("bf16") = false,
+          "The network a network file's bytes hold (popucom.nn.native_file); ValueError naming what is wrong "
+          "with a file that is not one.")
       .def(
           "forward",
           [](nn::NativeNet& net, const py::array& features, int planes) {

@@ -5,13 +5,16 @@
 #include "native_net.h"
 
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "../game/constants.h"
 #include "../tests/testing.h"
+#include "native_net_file.h"
 
 using namespace popucom;
 
@@ -124,5 +127,79 @@ TEST(nn, native_net_outputs_one_position_whatever_the_batch_around_it) {
       check_batch_independence(bf16);
     else
       std::cout << "  (" << (bf16 ? "bf16" : "float32") << " skipped: this CPU lacks its AVX-512 kernels)\n";
+  }
+}
+
+namespace {
+
+nn::NativeNetWeights read_file(const std::string& bytes) {
+  return nn::read_native_net_file(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+}
+
+}  // namespace
+
+TEST(nn, a_network_file_holds_the_weights_bit_for_bit) {
+  nn::NativeNetWeights original = tiny_weights();
+  original.value_error_weight1 = std::vector<float>(32 * 32, 0.01f);
+  original.value_error_bias1 = std::vector<float>(32, 0.02f);
+  original.value_error_weight2 = std::vector<float>(32, 0.03f);
+  original.value_error_bias2 = {0.04f};
+  nn::NativeNetWeights read = read_file(nn::native_net_file(original));
+  for (int i = 0; i < 7; ++i) CHECK((&read.shape.planes)[i] == (&original.shape.planes)[i]);
+  CHECK(read.score_eps == original.score_eps && read.score_scale == original.score_scale);
+  CHECK(read.masked_logit == original.masked_logit);
+  std::vector<std::vector<float>> want, got;
+  nn::for_each_array(original, [&](const char*, int, std::vector<float>& v) { want.push_back(v); });
+  nn::for_each_array(read, [&](const char*, int, std::vector<float>& v) { got.push_back(v); });
+  CHECK(want == got);
+
+  const std::size_t n = 3;
+  const std::vector<float> features = random_features(n, 5);
+  nn::NativeNet from_memory(original, 1, 8, false), from_file(read, 1, 8, false);
+  Outputs a(n), b(n);
+  std::vector<float> error_a(n), error_b(n);
+  nn::NativeNetOutputs out_a = a.view(), out_b = b.view();
+  out_a.value_error = error_a.data();
+  out_b.value_error = error_b.data();
+  from_memory.forward(features.data(), n, out_a);
+  from_file.forward(features.data(), n, out_b);
+  CHECK(a.policy == b.policy && a.wdl == b.wdl && a.score == b.score && a.ownership == b.ownership);
+  CHECK(error_a == error_b);
+}
+
+TEST(nn, a_damaged_network_file_is_refused_by_name) {
+  const std::string bytes = nn::native_net_file(tiny_weights());
+  // Every cut is refused: the reader never reads past the end.
+  for (std::size_t size = 0; size < bytes.size(); size += (size < 256 ? 1 : 97))
+    CHECK_THROWS(read_file(bytes.substr(0, size)), std::invalid_argument);
+  CHECK_THROWS(read_file(bytes + "x"), std::invalid_argument);
+  const auto with = [&](std::size_t offset, const void* value, std::size_t size) {
+    std::string changed = bytes;
+    std::memcpy(&changed[offset], value, size);
+    return changed;
+  };
+  const std::int32_t huge = 1 << 30, zero = 0;
+  const std::uint32_t other_format = 2, huge_count = 0xFFFFFFFFu;
+  const float nan = std::nanf("");
+  CHECK_THROWS(read_file(with(0, "POPUNOT", 8)), std::invalid_argument);
+  CHECK_THROWS(read_file(with(8, &other_format, 4)), std::invalid_argument);
+  for (int field = 0; field < 7; ++field)
+    CHECK_THROWS(read_file(with(12 + 4 * field, &huge, 4)), std::invalid_argument);
+  CHECK_THROWS(read_file(with(12 + 4 * 3, &zero, 4)), std::invalid_argument);  // no heads
+  CHECK_THROWS(read_file(with(40, &nan, 4)), std::invalid_argument);           // score_eps
+  CHECK_THROWS(read_file(with(52, &huge_count, 4)), std::invalid_argument);    // embed_weight's count
+  CHECK_THROWS(read_file(with(56, &nan, 4)), std::invalid_argument);           // its first value
+  // A flipped byte anywhere is refused or read as some network; it never reads out of bounds
+  // (the sanitizer builds run this).
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string changed = bytes;
+    changed[rng() % changed.size()] ^= static_cast<char>(1u << (rng() % 8));
+    try {
+      const nn::NativeNetWeights w = read_file(changed);
+      nn::NativeNet net(w, 1, 8, false);
+      (void)net;
+    } catch (const std::invalid_argument&) {
+    } catch (const std::logic_error&) {}
   }
 }

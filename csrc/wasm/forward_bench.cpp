@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
     s.head_hidden = std::stoi(argv[6]);
     s.legal_plane = std::stoi(argv[7]);
     const double seconds = std::stod(argv[8]);
-    NativeNet net(random_weights(s), 1, 8, false);
+    NativeNet net(random_weights(s), 1, popucom::nn::DEFAULT_PIECE_POSITIONS, false);
     if (seconds == 0.0) {
       std::printf("%s\n", outputs_line(net, s, std::stoi(argv[9])).c_str());
       return 0;

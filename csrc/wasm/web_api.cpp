@@ -14,6 +14,10 @@
 // pc_search_set_param and take effect at the next tree reset, which is when a
 // Python GameSearch is built with them. The module is single-threaded: call
 // it from one thread (the worker) only.
+//
+// A network is a network file's weights (csrc/nn/native_net_file.h) on the
+// native forward's portable kernels (wasm SIMD128), one thread: the page's
+// default in place of an ONNX model on onnxruntime-web.
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -30,6 +34,8 @@
 #include "../eval/features.h"
 #include "../game/game.h"
 #include "../game/notation.h"
+#include "../nn/native_net.h"
+#include "../nn/native_net_file.h"
 #include "../search/multi_search.h"
 #include "../search/params.h"
 
@@ -102,6 +108,8 @@ struct Session {
 };
 
 Registry<Session> sessions;
+
+Registry<nn::NativeNet> networks;
 
 bool same_params(const SearchParams& a, const SearchParams& b) {
 #define POPUCOM_FIELD_EQUAL(type, name, value, lowest, highest, doc) \
@@ -571,6 +579,48 @@ const char* pc_search_snapshot(int s, int pv_length, int with_chosen) {
     return 0;
   });
   return ok < 0 ? nullptr : session->snapshot.c_str();
+}
+
+// --- networks ------------------------------------------------------------------
+
+// A network from a network file's bytes; its error names what is wrong with them.
+int pc_net_load(const uint8_t* bytes, int size) {
+  return guarded([&] {
+    using namespace popucom;
+    if (size < 0) throw std::invalid_argument("a network file's size cannot be negative");
+    const nn::NativeNetWeights weights = nn::read_native_net_file(bytes, static_cast<size_t>(size));
+    if (weights.shape.planes != features::NUM_PLANES)
+      throw std::invalid_argument("network file: the network reads " + std::to_string(weights.shape.planes) +
+                                  " feature planes, the page's positions have " + std::to_string(features::NUM_PLANES));
+    return web::networks.add(std::make_unique<nn::NativeNet>(weights, 1, nn::DEFAULT_PIECE_POSITIONS, false));
+  });
+}
+
+int pc_net_free(int net) {
+  return guarded([&] {
+    popucom::web::networks.remove(net, "network");
+    return 0;
+  });
+}
+
+// 1 when the network has the value-error head (pc_net_forward writes value_error).
+int pc_net_has_value_error(int net) {
+  return guarded([&] { return popucom::web::networks.at(net, "network").has_value_error() ? 1 : 0; });
+}
+
+// The outputs of n positions' features ([n][12][9][9] float32): policy logits [n][81],
+// wdl [n][3], score [n], ownership [n][81] and, where the network has that head,
+// value_error [n].
+int pc_net_forward(int net, const float* features, int n, float* policy, float* wdl, float* score, float* ownership,
+                   float* value_error) {
+  return guarded([&] {
+    popucom::nn::NativeNet& network = popucom::web::networks.at(net, "network");
+    if (n < 0) throw std::invalid_argument("a batch cannot have " + std::to_string(n) + " positions");
+    const popucom::nn::NativeNetOutputs out{policy, wdl, score, ownership,
+                                            network.has_value_error() ? value_error : nullptr};
+    network.forward(features, static_cast<size_t>(n), out);
+    return 0;
+  });
 }
 
 // The network's input size per position, so JavaScript reads it from here.

@@ -26,11 +26,8 @@ from .config import ModelConfig
 from .layers import MLP, RMS_EPS, PoPEAttention
 from .model import LEGAL_PLANE, MASKED_LOGIT, SCORE_SCALE, PopucomNet
 
-# Positions per piece of a batch: a piece's activations (about 200 kB a position at width 64)
-# should stay in its core's L2. Pieces of 2, 4, 8 and 16 ran within the noise of each other at
-# batch 16 and 192 on the 2-core AMD EPYC (a one-off timing, medians of 3); 8 splits a batch of
-# 16 over two threads.
-PIECE_POSITIONS = 8
+# Positions per piece of a batch (csrc/nn/native_net.h explains the size).
+PIECE_POSITIONS = _core.NATIVE_PIECE_POSITIONS
 
 
 def network_refusal(net: PopucomNet) -> str | None:

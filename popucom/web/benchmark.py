@@ -2,10 +2,13 @@
 the time from navigation to a board that takes clicks; the bytes the first visit transfers (what
 the server sends, headers included, brotli where the browser accepts it: by the time the board
 takes clicks, and in all once the service worker holds its offline copy of the site); network
-evaluations per second in the engine worker (onnxruntime-web) at batch 1, 8 and 16; and the AI's
-move time from the empty board at 100, 200 and 800 visits, a fresh tree each time (the strongest
-level's model and the engine's default search). One JSON line, with the CPU, its AVX2/AVX-512,
-whether the page was cross-origin isolated and the threads the network used.
+evaluations per second in the engine worker at batch 1, 8 and 16; and the AI's move time from the
+empty board at 100, 200 and 800 visits, a fresh tree each time (the strongest level's model and
+the engine's default search). The network figures are taken for the page's network file on the
+core's own forward and, in the same run, for the same network as ONNX on onnxruntime-web
+(`onnxruntime_web`), with the ratios of the two (`speedup`: onnxruntime-web's time over the
+page's). One JSON line, with the CPU, its AVX2/AVX-512, whether the page was cross-origin isolated
+and the threads each runtime used.
 
 Run by bench/web.py; builds the site first (`popucom web build`, which reuses what is up to date).
 """
@@ -16,6 +19,7 @@ import contextlib
 import statistics
 import sys
 import time
+from pathlib import PurePosixPath
 from typing import Any
 
 from ..benchmarks import machine_info
@@ -73,13 +77,13 @@ return await new Promise((resolve, reject) => {
 """
 
 
-def evaluations_per_s(driver: Any, model: str, batch: int, repeats: int) -> tuple[float, int]:
+def evaluations_per_s(driver: Any, model: str, batch: int, repeats: int) -> tuple[float, dict]:
     """Positions a second through the worker's network at `batch` (median of `repeats` calls after
-    a warm-up) and the threads its session uses."""
+    a warm-up), and the runtime that ran it: {backend, threads}."""
     reply = headless.page_call(
         driver, _WORKER_CALL, {"type": "bench-net", "model": model, "batch": batch, "repeats": repeats}, timeout=300
     )
-    return batch / statistics.median(reply["seconds"]), reply["threads"]
+    return batch / statistics.median(reply["seconds"]), {"backend": reply["backend"], "threads": reply["threads"]}
 
 
 def move_s(driver: Any, model: str, visits: int, repeats: int) -> float:
@@ -104,6 +108,19 @@ def move_s(driver: Any, model: str, visits: int, repeats: int) -> float:
     return statistics.median(times)
 
 
+def network_figures(driver: Any, model: str, repeats: int, batches: tuple[int, ...], visits: tuple[int, ...]) -> dict:
+    """One network's figures: its runtime, evaluations/s at each batch and move seconds at each
+    visit count."""
+    figures: dict = {"model": model}
+    evals = {}
+    for batch in batches:
+        evals[str(batch)], runtime = evaluations_per_s(driver, model, batch, max(repeats, 5))
+        figures.update(runtime)
+    figures["evals_per_s"] = {k: round(v, 1) for k, v in evals.items()}
+    figures["move_s"] = {str(n): round(move_s(driver, model, n, repeats), 3) for n in visits}
+    return figures
+
+
 def run(repeats: int, batches: tuple[int, ...] = BATCHES, visits: tuple[int, ...] = VISITS) -> dict:
     """The figures of the module docstring with the machine's, for the JSON line: network
     evaluations/s at each of `batches` and move seconds at each of `visits`, medians of `repeats`
@@ -119,10 +136,11 @@ def run(repeats: int, batches: tuple[int, ...] = BATCHES, visits: tuple[int, ...
         result["bytes_transferred"] = first_visit_bytes(site)
         result["cross_origin_isolated"] = driver.execute_script("return self.crossOriginIsolated;")
         model = driver.execute_script("return window.popucom.app.level.model;")
-        result["model"] = model
-        evals = {}
-        for batch in batches:
-            evals[str(batch)], result["threads"] = evaluations_per_s(driver, model, batch, max(repeats, 5))
-        result["evals_per_s"] = {k: round(v, 1) for k, v in evals.items()}
-        result["move_s"] = {str(n): round(move_s(driver, model, n, repeats), 3) for n in visits}
+        result.update(network_figures(driver, model, repeats, batches, visits))
+        onnx = network_figures(driver, str(PurePosixPath(model).with_suffix(".onnx")), repeats, batches, visits)
+        result["onnxruntime_web"] = onnx
+    result["speedup"] = {
+        "evals_per_s": {b: round(v / onnx["evals_per_s"][b], 2) for b, v in result["evals_per_s"].items()},
+        "move_s": {n: round(onnx["move_s"][n] / v, 2) for n, v in result["move_s"].items()},
+    }
     return result

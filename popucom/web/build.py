@@ -3,7 +3,8 @@
     dist/index.html, styles.css, src/*.js     the page (web/), sw.js at the root for its scope
     dist/wasm/popucom_core.{js,wasm}          the C++ core (popucom/web/wasm.py)
     dist/ort/                                 onnxruntime-web's files the worker loads
-    dist/models/<version>.onnx                the shipped networks the levels play
+    dist/models/<version>.pcnet               the shipped networks the levels play, as network files
+    dist/models/<version>.onnx                the strongest level's network as ONNX (onnxruntime-web)
     dist/levels.json, constants.json          generated from the package (site_data.py)
     dist/manifest.json                        every file with its size and hash, for the service worker
 
@@ -41,8 +42,9 @@ MARKER = ".popucom-web-build"  # marks a folder this command writes (and may cle
 PAGE_SUFFIXES = (".html", ".css", ".svg", ".png", ".ico", ".webmanifest")  # web/'s own top-level files
 SERVICE_WORKER = "sw.js"  # served from the root so that its scope is the whole site
 # onnxruntime-web's wasm-only entry point and the runtime it loads (SIMD, threads when isolated).
+ORT_FOLDER = "ort"
 ORT_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
-COMPRESSED_SUFFIXES = (".js", ".mjs", ".wasm", ".onnx", ".json", ".html", ".css", ".svg")
+COMPRESSED_SUFFIXES = (".js", ".mjs", ".wasm", ".onnx", ".pcnet", ".json", ".html", ".css", ".svg")
 COMPRESS_MIN_BYTES = 1024
 ENCODINGS = (".br", ".gz")
 
@@ -138,16 +140,34 @@ def copy_onnxruntime(node_modules: Path, dist: Path) -> list[Path]:
         raise FileNotFoundError(
             ENOENT, f"onnxruntime-web lacks {', '.join(missing)}: was its version changed?", str(package)
         )
-    return [copy_if_changed(package / name, dist / "ort" / name) for name in ORT_FILES]
+    return [copy_if_changed(package / name, dist / ORT_FOLDER / name) for name in ORT_FILES]
+
+
+def write_network_file_if_changed(checkpoint: Path, target: Path) -> Path:
+    """The network file of a shipped checkpoint, written when the checkpoint is newer."""
+    from ..nn.checkpoint import load_network
+    from ..nn.native_file import write_network_file
+
+    if not target.is_file() or target.stat().st_mtime < checkpoint.stat().st_mtime:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_network_file(load_network(checkpoint), target)
+    return target
 
 
 def copy_models(dist: Path) -> list[Path]:
-    """The shipped networks the levels play, each once."""
-    from ..levels import LEVELS
-    from .site_data import MODELS_FOLDER, level_model
+    """The network file of every shipped network the levels play, each once, and the
+    strongest level's ONNX model for onnxruntime-web (an ONNX model of your own is served the
+    same way)."""
+    from ..levels import LEVELS, STRONGEST
+    from .site_data import level_model
 
-    models = {level_model(level).source for level in LEVELS}
-    return [copy_if_changed(model, dist / MODELS_FOLDER / model.name) for model in sorted(models)]
+    made = []
+    for model in {level_model(level) for level in LEVELS}:
+        made.append(write_network_file_if_changed(model.checkpoint, dist / model.site_path))
+    strongest = level_model(STRONGEST)
+    onnx_path = Path(strongest.site_path).with_suffix(".onnx")
+    made.append(copy_if_changed(strongest.onnx, dist / onnx_path))
+    return sorted(made)
 
 
 def write_if_changed(path: Path, text: str) -> Path:
@@ -169,8 +189,9 @@ def write_data(dist: Path) -> list[Path]:
 def write_manifest(dist: Path, files: Iterable[Path]) -> Path:
     """Every file of the site (compressed twins and the manifest itself apart): its path, size
     and the first 16 hex digits of its SHA-256, which change whenever the file does. The
-    networks of the levels below the default are marked `precache: false`: the service worker
-    caches each when a level first plays it, so a first visit downloads one network, not all."""
+    networks of the levels below the default, the ONNX model and onnxruntime-web are marked
+    `precache: false`: the service worker caches each when it is first used, so a first visit
+    downloads one network and no runtime it does not run."""
     from ..levels import STRONGEST
     from .site_data import MODELS_FOLDER, level_model
 
@@ -180,7 +201,8 @@ def write_manifest(dist: Path, files: Iterable[Path]) -> Path:
         data = path.read_bytes()
         site_path = path.relative_to(dist).as_posix()
         entry = {"path": site_path, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()[:16]}
-        if site_path.startswith(MODELS_FOLDER + "/") and site_path != default_model:
+        model = site_path.startswith(MODELS_FOLDER + "/")
+        if (model and site_path != default_model) or site_path.startswith(ORT_FOLDER + "/"):
             entry["precache"] = False
         entries.append(entry)
     version = hashlib.sha256(json.dumps(entries).encode()).hexdigest()[:16]

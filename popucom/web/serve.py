@@ -35,6 +35,7 @@ CONTENT_TYPES = {
     ".js": "text/javascript",
     ".mjs": "text/javascript",
     ".onnx": "application/octet-stream",
+    ".pcnet": "application/octet-stream",
     ".json": "application/json",
     ".webmanifest": "application/manifest+json",
     ".svg": "image/svg+xml",

@@ -3,8 +3,9 @@ that the page repeats no constant: `levels.json` (popucom/levels.py), `constants
 (popucom._core, popucom.limits and the engine's search defaults).
 
 A level's network is named by its shipped version (`best`: the newest shipped model) and
-travels with the site as `models/<version>.onnx`; the page searches with the same settings
-and visits as `popucom engine --level NAME`.
+travels with the site as `models/<version>.pcnet`, a network file written from the shipped
+checkpoint (popucom.nn.native_file); the page searches with the same settings and visits as
+`popucom engine --level NAME`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from .. import __version__, _core
 from ..levels import LEVELS, Level
 from ..limits import MAX_KOMI, MAX_VISITS
+from ..nn.native_file import NETWORK_FILE_SUFFIX
 from ..player import MAX_TEMPERATURE, Player
 from ..player_spec import DEFAULT_VISITS, parse_search_options
 from ..search.game_search import SINGLE_GAME_LEAVES_PER_STEP, GameSearch
@@ -27,16 +29,22 @@ MODELS_FOLDER = "models"  # inside the site
 
 @dataclass(frozen=True)
 class LevelModel:
-    """A level's network: the shipped file and its path inside the site."""
+    """A level's network: the shipped checkpoint, and the path of its network file inside the
+    site."""
 
-    source: Path
+    checkpoint: Path
     site_path: str
+
+    @property
+    def onnx(self) -> Path:
+        """The shipped ONNX model beside the checkpoint (the same network)."""
+        return self.checkpoint.with_suffix(".onnx")
 
 
 def level_model(level: Level) -> LevelModel:
-    """The ONNX file a level plays with. Raises ValueError for a level that is no shipped
+    """The shipped network a level plays with. Raises ValueError for a level that is no shipped
     version (a bot or a file of its own: the page has only networks) and FileNotFoundError
-    for a shipped version missing from the weights folder."""
+    for a shipped version whose checkpoint is missing from the weights folder."""
     base = level.spec.partition("@")[0]
     if base == "best":
         source = newest_model()
@@ -45,11 +53,14 @@ def level_model(level: Level) -> LevelModel:
             raise FileNotFoundError(ENOENT, why, str(weights_dir()))
     elif NAME_PATTERN.match(base):
         source = weights_dir() / f"{base}.onnx"
-        if not source.is_file():
-            raise FileNotFoundError(ENOENT, f"level {level.name} plays a shipped model that is missing", str(source))
     else:
         raise ValueError(f"level {level.name} plays '{base}', which is not a shipped network the page can load")
-    return LevelModel(source, f"{MODELS_FOLDER}/{source.name}")
+    checkpoint = source.with_suffix(".pt")
+    if not checkpoint.is_file():
+        raise FileNotFoundError(
+            ENOENT, f"level {level.name} plays a shipped model whose checkpoint is missing", str(checkpoint)
+        )
+    return LevelModel(checkpoint, f"{MODELS_FOLDER}/{source.stem}{NETWORK_FILE_SUFFIX}")
 
 
 def level_entry(level: Level) -> dict:
@@ -92,6 +103,7 @@ def constants_json() -> dict:
         "match_length": _core.MATCH_LENGTH,
         "num_feature_planes": _core.NUM_FEATURE_PLANES,
         "feature_version": _core.FEATURE_VERSION,
+        "network_file_magic": list(_core.NATIVE_NET_MAGIC),
         "max_komi": MAX_KOMI,
         "max_visits": MAX_VISITS,
         "max_temperature": MAX_TEMPERATURE,

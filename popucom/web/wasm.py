@@ -5,7 +5,9 @@ csrc/ plus the C API of csrc/wasm/web_api.cpp, as one ES module factory
 Objects are rebuilt only when their source, a header of csrc/ or the flags changed, and the
 module is linked only when an object or the exported API changed, at most two compilers at
 a time. `-fwasm-exceptions` keeps the C++ catch blocks (without it an exception reaches
-JavaScript as a bare number); there are no threads, the page's worker runs the module.
+JavaScript as a bare number); `-msimd128` gives the network's kernels their 4-lane vectors
+(every browser with wasm exceptions has SIMD128); there are no threads, the page's worker runs
+the module.
 """
 
 from __future__ import annotations
@@ -20,6 +22,18 @@ from pathlib import Path
 
 from .toolchain import Toolchain
 
+# The native forward's portable kernels (4-lane vectors: SIMD128 here), for network files.
+NETWORK_SOURCES = (
+    "nn/native_net.cpp",
+    "nn/native_net_file.cpp",
+    "nn/cpu_level.cpp",
+    "nn/packed_product.cpp",
+    "nn/packed_product_portable.cpp",
+    "nn/pope_attention.cpp",
+    "nn/pope_attention_portable.cpp",
+    "nn/pope_attention_dots.cpp",
+    "nn/depth_mix.cpp",
+)
 SOURCES = (
     "game/position.cpp",
     "game/game.cpp",
@@ -34,12 +48,13 @@ SOURCES = (
     "search/tree_stats.cpp",
     "search/multi_search.cpp",
     "search/solver.cpp",
+    *NETWORK_SOURCES,
     "wasm/web_api.cpp",
 )
 API_SOURCE = "wasm/web_api.cpp"
 MODULE_NAME = "popucom_core"  # popucom_core.js + popucom_core.wasm
 FACTORY_NAME = "createPopucomCore"
-COMPILE_FLAGS = ("-std=c++17", "-O3", "-DNDEBUG", "-fwasm-exceptions", "-Wall", "-Wextra")
+COMPILE_FLAGS = ("-std=c++17", "-O3", "-DNDEBUG", "-fwasm-exceptions", "-msimd128", "-Wall", "-Wextra")
 LINK_FLAGS = (
     "-O3",
     "-fwasm-exceptions",

@@ -11,18 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .toolchain import Toolchain
+from .wasm import NETWORK_SOURCES
 
-SOURCES = (
-    "wasm/forward_bench.cpp",
-    "nn/native_net.cpp",
-    "nn/cpu_level.cpp",
-    "nn/packed_product.cpp",
-    "nn/packed_product_portable.cpp",
-    "nn/pope_attention.cpp",
-    "nn/pope_attention_portable.cpp",
-    "nn/pope_attention_dots.cpp",
-    "nn/depth_mix.cpp",
-)
+SOURCES = ("wasm/forward_bench.cpp", *NETWORK_SOURCES)
 FLAGS = ("-std=c++17", "-O3", "-DNDEBUG", "-fwasm-exceptions")
 VARIANTS = {"simd128": ("-msimd128",), "scalar": ()}
 LINK = ("-O3", "-fwasm-exceptions", "-sENVIRONMENT=node", "-sALLOW_MEMORY_GROWTH=1")

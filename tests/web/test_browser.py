@@ -14,6 +14,7 @@ Skipped, naming what to install, where chromium, chromedriver, emscripten or npm
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -89,20 +90,24 @@ def test_the_page_shows_the_board_a1_top_left(page) -> None:
 
 # --- same moves as the native engine -------------------------------------------------------------
 def engine_command(visits: int) -> list[str]:
-    """`popucom engine` on the page's model through ONNX Runtime, the runtime onnxruntime-web
-    mirrors, with the page's settings (the engine's seed is 0). Both play without the endgame
-    tries, which end on the clock: a try that proves a move on one machine may not in time on
-    another, or in the page's WebAssembly."""
-    player = f"{weights_dir() / MODEL}.onnx@{NO_TRIES_SPEC}"
+    """`popucom engine` on the page's model through the native backend in float32 on its
+    portable kernels, the code the page's network file runs in WebAssembly, with the page's
+    settings (the engine's seed is 0). Both play without the endgame tries, which end on the
+    clock: a try that proves a move on one machine may not in time on another, or in the
+    page's WebAssembly."""
+    player = f"{weights_dir() / MODEL}.pt@{NO_TRIES_SPEC}"
     command = [sys.executable, "-m", "popucom.cli", "engine", "--player", player]
-    return command + ["--visits", str(visits), "--backend", "onnx", "--threads", "1"]
+    return command + ["--visits", str(visits), "--backend", "native", "--threads", "1"]
+
+
+ENGINE_ENV = {**os.environ, "POPUCOM_CPU_MATMUL": "fp32", "POPUCOM_CPU_ISA": "baseline"}
 
 
 def engine_game(visits: int) -> list[str]:
     """A whole game of the engine against itself: genmove for both sides."""
     commands = "".join("genmove b\ngenmove w\n" for _ in range(_core.MOVES_PER_PLAYER)) + "quit\n"
     done = subprocess.run(
-        engine_command(visits), input=commands, capture_output=True, text=True, timeout=280, check=True
+        engine_command(visits), input=commands, capture_output=True, text=True, timeout=280, check=True, env=ENGINE_ENV
     )
     return [line[2:] for line in done.stdout.splitlines() if line.startswith("= ") and line != "= "]
 
@@ -112,7 +117,12 @@ class Engine:
 
     def __init__(self, visits: int) -> None:
         self.process = subprocess.Popen(
-            engine_command(visits), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+            engine_command(visits),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=ENGINE_ENV,
         )
 
     def ask(self, command: str) -> str:

@@ -7,7 +7,8 @@ right after every example plays a legal move. Hostile model files (tests/conftes
 hostile_model_files: empty, random, truncated, renamed, archives, broken graphs, a model whose
 weights are stored outside the file...) reach the worker as blob URLs of the page's own origin,
 as a file the user picked would; each is refused naming the network, or, where it is a working
-network after all, plays a legal move; none is read from outside its bytes.
+network after all, plays a legal move; none is read from outside its bytes. Damaged network
+files (cut, flipped, wrong shape, values that are not finite or overflow) get the same.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import base64
 import json
 import math
+import random
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +30,11 @@ from page_errors import is_clear
 from popucom import _core
 from popucom.nn import preset
 from popucom.nn.export import export_onnx
+from popucom.nn.native_file import network_file_bytes
 from popucom.train import Trainer
 from popucom.web import headless
 
-MODEL = "models/popucom-small-v12.onnx"
+MODEL = "models/popucom-small-v12.pcnet"
 SQUARES = [_core.square_to_text(s) for s in range(_core.NUM_SQUARES)]
 # Settings a search may be given, without the solver budgets: those at their tops cost seconds a
 # move by design, and the settings fuzzers (tests/search, csrc/search) cover them.
@@ -327,3 +331,68 @@ def test_a_tensor_stored_outside_the_file_is_refused_wherever_it_hides(page, goo
         if reply["ok"] or "stored outside the file" not in reply["error"]:
             failures.append(f"{placement}: {reply}")
     assert not failures, "\n".join(failures)
+
+
+# --- hostile network files ---------------------------------------------------------------------
+HEADER = 12  # the magic and the format version (csrc/nn/native_net_file.h)
+SHAPE_FIELDS = ("planes", "d", "layers", "heads", "mlp_hidden", "head_hidden", "legal_plane")
+FIRST_VALUE = HEADER + 4 * len(SHAPE_FIELDS) + 3 * 4 + 4  # the embedding's first weight
+
+
+def patched(data: bytes, offset: int, fmt: str, value: Any) -> bytes:
+    return data[:offset] + struct.pack("<" + fmt, value) + data[offset + struct.calcsize(fmt) :]
+
+
+def hostile_network_files(good: bytes) -> dict[str, bytes]:
+    """Damaged copies of a good network file, each named by its damage."""
+    files = {
+        "empty": b"",
+        "the magic alone": good[:8],
+        "another format": patched(good, 8, "I", 99),
+        "one byte more": good + b"\0",
+        "a weight that is NaN": patched(good, FIRST_VALUE, "f", math.nan),
+        "a weight that is infinite": patched(good, FIRST_VALUE, "f", math.inf),
+        "a count past the end": patched(good, FIRST_VALUE - 4, "I", 0xFFFFFFFF),
+    }
+    for cut in (9, HEADER + 5, FIRST_VALUE + 3, len(good) // 2, len(good) - 1):
+        files[f"cut at byte {cut}"] = good[:cut]
+    for i, name in enumerate(SHAPE_FIELDS):
+        files[f"{name} huge"] = patched(good, HEADER + 4 * i, "i", 1 << 30)
+        files[f"{name} negative"] = patched(good, HEADER + 4 * i, "i", -1)
+    files["11 planes"] = patched(good, HEADER, "i", 11)
+    # Finite weights that overflow on the way: the outputs are not finite.
+    values = bytearray(good)
+    for offset in range(FIRST_VALUE, len(good) - 4, 4096):
+        values[offset : offset + 4] = struct.pack("<f", 3e38)
+    files["weights near the float maximum"] = bytes(values)
+    rng = random.Random(5)
+    for trial in range(8):
+        flipped = bytearray(good)
+        for _ in range(1 + trial):
+            flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
+        files[f"{1 + trial} bits flipped"] = bytes(flipped)
+    return files
+
+
+def test_hostile_network_files_are_refused_or_play_legally(page, good_models) -> None:
+    """The page's own format (models/*.pcnet) on the core's forward: a damaged file is refused
+    naming the network and what is wrong, or plays a legal move; the engine goes on."""
+    _, checkpoint = good_models
+    from popucom.nn.checkpoint import load_network
+
+    good = network_file_bytes(load_network(checkpoint))
+    control = search_with_model_bytes(page, good)
+    assert control["ok"] and legal_after(["e5"], control["move"]), control
+    failures, refused = [], 0
+    for damage, data in hostile_network_files(good).items():
+        reply = search_with_model_bytes(page, data)
+        if reply["ok"]:
+            if not legal_after(["e5"], reply["move"]):
+                failures.append(f"{damage}: played {reply['move']}")
+        else:
+            refused += 1
+            if not (is_clear(reply["error"]) and "network" in reply["error"]):
+                failures.append(f"{damage}: {reply['error']!r}")
+    assert search_with_model_bytes(page, good)["ok"]
+    assert not failures, "\n".join(failures)
+    assert refused >= 25, refused

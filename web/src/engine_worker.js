@@ -1,15 +1,17 @@
-// The engine as a module Web Worker: the C++ search (wasm, search_session.js) with the network on
-// onnxruntime-web (network.js), so the page never waits for it. Protocol (web_spec, "Engine
-// worker protocol"):
+// The engine as a module Web Worker: the C++ search (wasm, search_session.js) with the network in
+// the same module (a network file, models/*.pcnet, native_network.js) or, for an ONNX model, on
+// onnxruntime-web (network.js, loaded when first needed), so the page never waits for it.
+// Protocol (web_spec, "Engine worker protocol"):
 //
-//   {type:'init', constants}          -> {type:'ready', threads, backend:'onnxruntime-web'}
+//   {type:'init', constants}          -> {type:'ready', threads, backend} (the network files')
 //   {type:'search', id, moves, komi, model, params:{visits, ...settings}, seed, temperature,
 //    temperaturePlies, reportEveryMs, analysis}
 //                                     -> {type:'progress', id, analysis}..., {type:'done', id, analysis, move}
 //   {type:'stop'}                     the running search ends after its current network call and sends its done
 //   {type:'new-game'}                 forgets every tree and evaluation cache
 //   {type:'bench-net', id, model, batch, repeats}
-//                                     -> {type:'bench-net', id, seconds:[one per repeat], threads} (bench/web.py)
+//                                     -> {type:'bench-net', id, seconds:[one per repeat], threads, backend}
+//                                        (bench/web.py)
 //   any failure                       -> {type:'error', id, message}; the worker stays usable
 //
 // Searches run one after another, in the order they arrive. A session (tree, evaluation cache,
@@ -17,18 +19,20 @@
 // GameSearch per player, so the same requests give the engine's moves.
 
 import { loadCore } from './core.js';
+import { NativeNetwork } from './native_network.js';
 import { Network, configureRuntime } from './network.js';
 import { OnnxFormatError, externalTensor } from './onnx_check.js';
 import { SearchSession } from './search_session.js';
 
 const SITE = new URL('../', import.meta.url);
 const MAX_SESSIONS = 3; // each holds an evaluation cache of constants.cache_mb
-const BACKEND = 'onnxruntime-web';
+const NATIVE_BACKEND = { name: 'popucom wasm (SIMD128)', threads: 1 };
 const TYPES = 'init, search, stop, new-game, bench-net';
 
-let engine = null; // {core, ort, constants, threads} once init has finished
+let engine = null; // {core, constants} once init has finished
 let initializing = null;
-const networks = new Map(); // model URL -> Promise<Network>
+let onnxRuntime = null; // Promise<{ort, threads}>, from the first ONNX model on
+const networks = new Map(); // model URL -> Promise<NativeNetwork | Network>
 const sessions = new Map(); // session key -> SearchSession, least recently used first
 let queue = Promise.resolve();
 let running = null; // {id, stop} of the search in progress
@@ -47,17 +51,15 @@ async function init(constants) {
   if (!constants || typeof constants !== 'object') throw new RequestError('init needs the constants (constants.json)');
   if (!initializing) {
     initializing = (async () => {
-      const [core, ort] = await Promise.all([loadCore(SITE.href), import(new URL('ort/ort.wasm.min.mjs', SITE).href)]);
-      const threads = configureRuntime(ort, new URL('ort/', SITE).href);
-      engine = { core, ort, constants, threads };
+      engine = { core: await loadCore(SITE.href), constants };
       return engine;
     })();
     initializing.catch(() => {
       initializing = null; // a later init may try again
     });
   }
-  const { threads } = await initializing;
-  return { type: 'ready', threads, backend: BACKEND };
+  await initializing;
+  return { type: 'ready', threads: NATIVE_BACKEND.threads, backend: NATIVE_BACKEND.name };
 }
 
 function network(model) {
@@ -73,12 +75,41 @@ function network(model) {
   return networks.get(url.href);
 }
 
-/** The model's bytes, checked to hold every tensor themselves, on onnxruntime-web. */
+/** onnxruntime-web, imported and set up once, when the first ONNX model is asked for. */
+function runtime() {
+  if (!onnxRuntime) {
+    onnxRuntime = import(new URL('ort/ort.wasm.min.mjs', SITE).href).then((ort) => ({
+      ort,
+      threads: configureRuntime(ort, new URL('ort/', SITE).href),
+    }));
+    onnxRuntime.catch(() => {
+      onnxRuntime = null; // a later model may try again
+    });
+  }
+  return onnxRuntime;
+}
+
+/** Whether `bytes` start as a network file does (constants.json's magic). */
+function isNetworkFile(bytes) {
+  const magic = engine.constants.network_file_magic;
+  return bytes.length >= magic.length && magic.every((byte, i) => bytes[i] === byte);
+}
+
+/** A network file on the core's forward, or else an ONNX model on onnxruntime-web. */
 async function loadNetwork(url, model) {
-  const { ort, constants } = engine;
   const response = await fetch(url);
   if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
   const bytes = new Uint8Array(await response.arrayBuffer());
+  if (isNetworkFile(bytes)) {
+    const net = NativeNetwork.load(engine.core, bytes, `the network ${model}`);
+    return Object.assign(net, { threads: NATIVE_BACKEND.threads, backend: NATIVE_BACKEND.name });
+  }
+  return loadOnnxModel(bytes, model);
+}
+
+/** An ONNX model's bytes, checked to hold every tensor themselves, on onnxruntime-web. */
+async function loadOnnxModel(bytes, model) {
+  const { constants } = engine;
   let outside;
   try {
     outside = externalTensor(bytes);
@@ -88,7 +119,9 @@ async function loadNetwork(url, model) {
   }
   if (outside !== null)
     throw new Error(`its tensor ${outside.slice(0, 60)} is stored outside the file (ONNX external data), which the page never reads`);
-  return Network.load(ort, bytes, constants.num_feature_planes, constants.board_size, `the network ${model}`);
+  const { ort, threads } = await runtime();
+  const net = await Network.load(ort, bytes, constants.num_feature_planes, constants.board_size, `the network ${model}`);
+  return Object.assign(net, { threads, backend: 'onnxruntime-web' });
 }
 
 /** A value a request carried, as an error quotes it. */
@@ -119,7 +152,7 @@ function checkedRequest(message) {
   if (!Array.isArray(moves) || moves.length > c.max_game_plies || moves.some((m) => typeof m !== 'string'))
     throw new RequestError(`moves must be a list of at most ${c.max_game_plies} square names`);
   if (typeof model !== 'string' || !model)
-    throw new RequestError('model must name the network file, e.g. models/popucom-small-v12.onnx');
+    throw new RequestError('model must name the network file, e.g. models/popucom-small-v12.pcnet');
   if (!params || typeof params !== 'object' || Array.isArray(params))
     throw new RequestError('params must be an object of search settings');
   const { visits = c.default_visits, ...settings } = params;
@@ -221,7 +254,8 @@ async function benchNetwork(message) {
   const repeats = checkNumber(message.repeats ?? 5, 'repeats', { lowest: 1, highest: 1000, whole: true });
   if (typeof message.model !== 'string' || !message.model) throw new RequestError('model must name the network file');
   const net = await network(message.model);
-  const features = new Float32Array(batch * net.shape.reduce((a, b) => a * b, 1));
+  const c = engine.constants;
+  const features = new Float32Array(batch * c.num_feature_planes * c.board_size * c.board_size);
   await net.evaluate(features, batch);
   const seconds = [];
   for (let i = 0; i < repeats; i++) {
@@ -229,7 +263,7 @@ async function benchNetwork(message) {
     await net.evaluate(features, batch);
     seconds.push((performance.now() - start) / 1000);
   }
-  return { type: 'bench-net', seconds, threads: engine.threads };
+  return { type: 'bench-net', seconds, threads: net.threads, backend: net.backend };
 }
 
 function newGame() {

@@ -1,4 +1,5 @@
-// A shipped network (models/<version>.onnx) on onnxruntime-web's wasm backend, behind the
+// An ONNX model on onnxruntime-web's wasm backend (the shipped networks run as network files on
+// the core's own forward, native_network.js), behind the
 // `evaluate(features, n)` the search session calls. The model's contract (popucom/infer/
 // contract.py): input `features` [N,12,9,9] float32; outputs `policy_logits` [N,81], `wdl`
 // [N,3] probabilities, `score` [N] and, in newer models, `value_error` [N]; `ownership` is not
