@@ -29,13 +29,15 @@ namespace nn {
 constexpr int DEFAULT_PIECE_POSITIONS = 8;
 
 struct NativeNetShape {
-  int planes = 0;       // input feature planes
-  int d = 0;            // width
-  int layers = 0;       // attention + MLP pairs
-  int heads = 0;        // attention heads (d / heads a width the bf16 attention serves)
-  int mlp_hidden = 0;   // the MLP's hidden width
-  int head_hidden = 0;  // the value and score heads' hidden width
-  int legal_plane = 0;  // the feature plane of the legal moves (others are masked)
+  int planes = 0;           // input feature planes
+  int d = 0;                // width
+  int layers = 0;           // attention + MLP pairs
+  int heads = 0;            // attention heads (d / heads a width the bf16 attention serves)
+  int mlp_hidden = 0;       // the MLP's hidden width
+  int head_hidden = 0;      // the value and score heads' hidden width
+  int legal_plane = 0;      // the feature plane of the legal moves (others are masked)
+  int feature_version = 0;  // the encoding of the features it reads (eval/features.h); the forward
+                            // does not look at it, a network file records it
 };
 
 // Float32, row-major, nn.Linear's (outputs, inputs) layout for the matrices. Each sub-layer's

@@ -67,6 +67,7 @@ void check_shape(NativeNetShape& s) {
   within("mlp_hidden", s.mlp_hidden, 1, MAX_FILE_HIDDEN);
   within("head_hidden", s.head_hidden, 1, MAX_FILE_HIDDEN);
   within("legal_plane", s.legal_plane, 0, s.planes - 1);
+  within("feature_version", s.feature_version, 1, MAX_FILE_FEATURE_VERSION);
 }
 
 void check_positive(const char* name, float value) {

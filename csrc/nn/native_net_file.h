@@ -2,8 +2,8 @@
 // and what a program without torch can run. popucom/nn/native_file.py writes it from a
 // network; the layout is read and written here only, through one list of its fields.
 //
-// Layout, little-endian: the 8-byte magic, a uint32 format version, the shape's seven int32
-// (NativeNetShape's order), three float32 (score_eps, score_scale, masked_logit), then every
+// Layout, little-endian: the 8-byte magic, a uint32 format version, the shape's eight int32
+// (for_each_shape_field's order), three float32 (score_eps, score_scale, masked_logit), then every
 // array of for_each_array's list as a uint32 count followed by that many float32. Nothing
 // after the last array.
 #ifndef POPUCOM_NN_NATIVE_NET_FILE_H_
@@ -28,6 +28,7 @@ constexpr int MAX_FILE_PLANES = 256;
 constexpr int MAX_FILE_WIDTH = 4096;
 constexpr int MAX_FILE_LAYERS = 64;
 constexpr int MAX_FILE_HIDDEN = 16384;
+constexpr int MAX_FILE_FEATURE_VERSION = 65535;
 
 // Calls visit(name, value) for each shape field, in the file's order.
 template <typename Visit>
@@ -39,6 +40,7 @@ void for_each_shape_field(NativeNetShape& s, Visit&& visit) {
   visit("mlp_hidden", s.mlp_hidden);
   visit("head_hidden", s.head_hidden);
   visit("legal_plane", s.legal_plane);
+  visit("feature_version", s.feature_version);
 }
 
 // Calls visit(name, layer, values) for each array in the file's order: layer is -1 for the

@@ -32,7 +32,7 @@ std::vector<float> random_values(std::mt19937& rng, std::size_t n, float scale) 
 nn::NativeNetWeights tiny_weights() {
   std::mt19937 rng(11);
   nn::NativeNetWeights w;
-  w.shape = {12, 32, 2, 2, 64, 32, 3};  // planes, d, layers, heads, mlp_hidden, head_hidden, legal_plane
+  w.shape = {12, 32, 2, 2, 64, 32, 3, 1};  // planes, d, layers, heads, mlp_hidden, head_hidden, legal_plane, features
   const std::size_t d = 32, sources = 5, hd = 16;
   w.embed_weight = random_values(rng, d * 12, 0.3f);
   w.embed_bias = random_values(rng, d, 0.1f);
@@ -145,7 +145,7 @@ TEST(nn, a_network_file_holds_the_weights_bit_for_bit) {
   original.value_error_weight2 = std::vector<float>(32, 0.03f);
   original.value_error_bias2 = {0.04f};
   nn::NativeNetWeights read = read_file(nn::native_net_file(original));
-  for (int i = 0; i < 7; ++i) CHECK((&read.shape.planes)[i] == (&original.shape.planes)[i]);
+  for (int i = 0; i < 8; ++i) CHECK((&read.shape.planes)[i] == (&original.shape.planes)[i]);
   CHECK(read.score_eps == original.score_eps && read.score_scale == original.score_scale);
   CHECK(read.masked_logit == original.masked_logit);
   std::vector<std::vector<float>> want, got;
@@ -183,12 +183,13 @@ TEST(nn, a_damaged_network_file_is_refused_by_name) {
   const float nan = std::nanf("");
   CHECK_THROWS(read_file(with(0, "POPUNOT", 8)), std::invalid_argument);
   CHECK_THROWS(read_file(with(8, &other_format, 4)), std::invalid_argument);
-  for (int field = 0; field < 7; ++field)
+  for (int field = 0; field < 8; ++field)
     CHECK_THROWS(read_file(with(12 + 4 * field, &huge, 4)), std::invalid_argument);
+  CHECK_THROWS(read_file(with(12 + 4 * 7, &zero, 4)), std::invalid_argument);  // no feature version
   CHECK_THROWS(read_file(with(12 + 4 * 3, &zero, 4)), std::invalid_argument);  // no heads
-  CHECK_THROWS(read_file(with(40, &nan, 4)), std::invalid_argument);           // score_eps
-  CHECK_THROWS(read_file(with(52, &huge_count, 4)), std::invalid_argument);    // embed_weight's count
-  CHECK_THROWS(read_file(with(56, &nan, 4)), std::invalid_argument);           // its first value
+  CHECK_THROWS(read_file(with(44, &nan, 4)), std::invalid_argument);           // score_eps
+  CHECK_THROWS(read_file(with(56, &huge_count, 4)), std::invalid_argument);    // embed_weight's count
+  CHECK_THROWS(read_file(with(60, &nan, 4)), std::invalid_argument);           // its first value
   // A flipped byte anywhere is refused or read as some network; it never reads out of bounds
   // (the sanitizer builds run this).
   std::mt19937 rng(3);

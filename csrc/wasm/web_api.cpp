@@ -592,6 +592,10 @@ int pc_net_load(const uint8_t* bytes, int size) {
     if (weights.shape.planes != features::NUM_PLANES)
       throw std::invalid_argument("network file: the network reads " + std::to_string(weights.shape.planes) +
                                   " feature planes, the page's positions have " + std::to_string(features::NUM_PLANES));
+    if (weights.shape.feature_version != features::FEATURE_VERSION)
+      throw std::invalid_argument("network file: the network reads features of version " +
+                                  std::to_string(weights.shape.feature_version) + ", the page encodes version " +
+                                  std::to_string(features::FEATURE_VERSION));
     return web::networks.add(std::make_unique<nn::NativeNet>(weights, 1, nn::DEFAULT_PIECE_POSITIONS, false));
   });
 }

@@ -91,7 +91,7 @@ def native_spec(net: PopucomNet) -> dict:
     spec = {
         "planes": c.input_planes, "d": c.d_model, "layers": c.layers, "heads": c.heads,
         "mlp_hidden": net.sublayers[1].inner.up.out_features, "head_hidden": c.head_hidden,
-        "legal_plane": LEGAL_PLANE,
+        "legal_plane": LEGAL_PLANE, "feature_version": c.feature_version,
         "embed_weight": _floats(net.embed.weight), "embed_bias": _floats(net.embed.bias),
         "cell_embedding": _floats(cells), "depth_queries": _floats(net.depth.queries),
         "norm_eps": np.array([f.norm.eps for f in net.sublayers] + [net.final_norm.eps], np.float32),

@@ -144,13 +144,16 @@ def copy_onnxruntime(node_modules: Path, dist: Path) -> list[Path]:
 
 
 def write_network_file_if_changed(checkpoint: Path, target: Path) -> Path:
-    """The network file of a shipped checkpoint, written when the checkpoint is newer."""
+    """The network file of a shipped checkpoint, written when its bytes differ from the file
+    there (a new checkpoint, or a new format of the file)."""
+    from ..fileio import write_bytes_atomic
     from ..nn.checkpoint import load_network
-    from ..nn.native_file import write_network_file
+    from ..nn.native_file import network_file_bytes
 
-    if not target.is_file() or target.stat().st_mtime < checkpoint.stat().st_mtime:
+    data = network_file_bytes(load_network(checkpoint))
+    if not target.is_file() or target.read_bytes() != data:
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_network_file(load_network(checkpoint), target)
+        write_bytes_atomic(target, data)
     return target
 
 

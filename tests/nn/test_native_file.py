@@ -45,7 +45,7 @@ def test_a_network_file_computes_what_the_network_it_was_written_from_computes(t
     assert network_file_shape(data) == {
         "planes": c.input_planes, "d": c.d_model, "layers": c.layers, "heads": c.heads,
         "mlp_hidden": NET.sublayers[1].inner.up.out_features, "head_hidden": c.head_hidden,
-        "legal_plane": 5, "value_error": NET.value_error_head is not None,
+        "legal_plane": 5, "feature_version": c.feature_version, "value_error": NET.value_error_head is not None,
     }  # fmt: skip
     x = random_features(6, seed=2).reshape(6, c.input_planes, 81)
     from_network = NativeForward(NET, bf16=False)(x)
@@ -70,7 +70,8 @@ def test_a_network_the_native_forward_cannot_run_gets_no_file() -> None:
         (GOOD[:24] + struct.pack("<i", 3) + GOOD[28:], r"inconsistent shape \(width 32, 3 heads"),
         (GOOD[:-1], "cut short in value_error_bias2"),
         (GOOD + b"\0\0", "2 bytes after the last array"),
-        (GOOD[:56] + struct.pack("<f", math.nan) + GOOD[60:], "embed_weight holds a value that is not finite"),
+        (GOOD[:40] + struct.pack("<i", 0) + GOOD[44:], "feature_version is 0, outside 1..65535"),
+        (GOOD[:60] + struct.pack("<f", math.nan) + GOOD[64:], "embed_weight holds a value that is not finite"),
     ],
 )
 def test_bytes_that_are_no_network_file_are_refused_by_name(data: bytes, problem: str) -> None:

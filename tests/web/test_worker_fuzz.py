@@ -335,7 +335,7 @@ def test_a_tensor_stored_outside_the_file_is_refused_wherever_it_hides(page, goo
 
 # --- hostile network files ---------------------------------------------------------------------
 HEADER = 12  # the magic and the format version (csrc/nn/native_net_file.h)
-SHAPE_FIELDS = ("planes", "d", "layers", "heads", "mlp_hidden", "head_hidden", "legal_plane")
+SHAPE_FIELDS = ("planes", "d", "layers", "heads", "mlp_hidden", "head_hidden", "legal_plane", "feature_version")
 FIRST_VALUE = HEADER + 4 * len(SHAPE_FIELDS) + 3 * 4 + 4  # the embedding's first weight
 
 
@@ -360,6 +360,7 @@ def hostile_network_files(good: bytes) -> dict[str, bytes]:
         files[f"{name} huge"] = patched(good, HEADER + 4 * i, "i", 1 << 30)
         files[f"{name} negative"] = patched(good, HEADER + 4 * i, "i", -1)
     files["11 planes"] = patched(good, HEADER, "i", 11)
+    files["features of another version"] = patched(good, HEADER + 4 * 7, "i", _core.FEATURE_VERSION + 1)
     # Finite weights that overflow on the way: the outputs are not finite.
     values = bytearray(good)
     for offset in range(FIRST_VALUE, len(good) - 4, 4096):
