@@ -36,7 +36,9 @@ PackedMatrix pack_matrix(const float* weight, int outputs, int inputs, bool bf16
   return packed;
 }
 
-void product(const Bf16* a, std::size_t rows, const PackedMatrix& w, ProductOutput output, void* out) {
+// Without the x86 kernels (an ARM or wasm build) only the refusals use the arguments.
+void product([[maybe_unused]] const Bf16* a, [[maybe_unused]] std::size_t rows, const PackedMatrix& w,
+             [[maybe_unused]] ProductOutput output, [[maybe_unused]] void* out) {
   if (!w.bf16) throw std::logic_error("packed product: bf16 activations need a matrix packed as bf16");
 #ifdef POPUCOM_HAVE_X86_KERNELS
   if (cpu_has_avx512_bf16()) return product_bf16_avx512(a, rows, w, output, out);
