@@ -29,7 +29,9 @@ from .limits import BACKENDS, MODEL_PRESETS, PIPELINE_PRESETS, threads_argument
 from .run_layout import RunLayout
 
 if TYPE_CHECKING:
+    from .nn.model import PopucomNet
     from .pipeline.config import PipelineConfig
+    from .train.trainer import Checkpoint
 
 DEBUG = False  # set by --debug: show tracebacks
 
@@ -483,27 +485,47 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checkpoint", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="NAME.onnx (an ONNX model) or NAME.pcnet (a network file)")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from .fileio import check_writable
-    from .infer.parity import max_abs_difference
-    from .nn.export import export_onnx
+    from .nn.native_file import NETWORK_FILE_SUFFIX
     from .train.trainer import load_network_with_checkpoint
 
+    network_file = Path(args.out).suffix == NETWORK_FILE_SUFFIX
     try:
-        check_writable(args.out, "the ONNX model")
+        check_writable(args.out, "the network file" if network_file else "the ONNX model")
         net, ckpt = load_network_with_checkpoint(args.checkpoint)
-        path = export_onnx(net, args.out, extra_metadata={"step": str(ckpt.step)})
-        diff = max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
+        path, runtime, diff = (export_network_file if network_file else export_onnx_model)(net, ckpt, args.out)
     except (ValueError, RuntimeError, FileNotFoundError) as e:
         return fail("export", e)
     print(
         f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB, preset {ckpt.model_config.preset}, "
-        f"onnxruntime vs torch max abs difference {diff:.2e})"
+        f"{runtime} vs torch max abs difference {diff:.2e})"
     )
     return 0
+
+
+def export_onnx_model(net: PopucomNet, ckpt: Checkpoint, out: str) -> tuple[Path, str, float]:
+    """The ONNX model, and its largest difference from torch through onnxruntime."""
+    from .infer.parity import max_abs_difference
+    from .nn.export import export_onnx
+
+    path = export_onnx(net, out, extra_metadata={"step": str(ckpt.step)})
+    return path, "onnxruntime", max(max_abs_difference(net, path, 1), max_abs_difference(net, path, 64))
+
+
+def export_network_file(net: PopucomNet, ckpt: Checkpoint, out: str) -> tuple[Path, str, float]:
+    """The network file, and its largest difference from torch through the native forward
+    (float32 products: the file's own precision)."""
+    from .infer.native_backend import NativeEvaluator
+    from .infer.parity import output_difference
+    from .nn.native_file import write_network_file
+
+    path = write_network_file(net, out)
+    run_all = NativeEvaluator.from_network_file(path, threads=1, cpu_matmul="fp32").run_all
+    return path, "the native forward", max(output_difference(net, run_all, batch) for batch in (1, 64))
 
 
 def add_build_engine_arguments(p: argparse.ArgumentParser) -> None:

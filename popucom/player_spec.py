@@ -2,7 +2,8 @@
 and the GUI: "random", "greedy", "uct:N", "best" (the newest shipped model, as its
 checkpoint when one is shipped: popucom.weights.newest_for_cpu), or a model
 file with options: "path/model.onnx[@OPTIONS]", "path/ckpt.pt[@OPTIONS]",
-"path/engine.plan[@OPTIONS]" (a built TensorRT plan). The kind of a model file is told by
+"path/engine.plan[@OPTIONS]" (a built TensorRT plan), "path/model.pcnet[@OPTIONS]" (a network
+file on the native forward, popucom.nn.native_file). The kind of a model file is told by
 its suffix, as the inference factory tells it (popucom.infer.model_kind).
 
 OPTIONS are comma-separated KEY=VALUE: `visits=N`, and any search setting of
@@ -27,7 +28,7 @@ from .infer.contract import Evaluator
 from .search.params import SearchOverrides, search_params
 
 DEFAULT_VISITS = 100
-NETWORK_KINDS = ("onnx", "checkpoint", "plan")  # infer.model_kind's kinds
+NETWORK_KINDS = ("onnx", "checkpoint", "plan", "network")  # infer.model_kind's kinds
 
 
 def is_bot(text: str) -> bool:
@@ -85,7 +86,7 @@ class PlayerSpec:
         except ValueError:
             raise ValueError(
                 f"unknown player '{text}' (want random, greedy, uct:N, best, a .onnx model, "
-                "a .pt checkpoint or a TensorRT .plan)"
+                "a .pt checkpoint, a TensorRT .plan or a .pcnet network file)"
             ) from None
         if not path.exists():
             raise FileNotFoundError(f"player '{text}': no such file {path}")

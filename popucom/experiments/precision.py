@@ -88,7 +88,7 @@ def evaluator(net: torch.nn.Module, path: str, threads: int, workdir: Path) -> E
     if path == "openvino":
         return OpenVinoEvaluator(export_onnx(net, workdir / "model.onnx"), threads=threads)
     if path in NATIVE_PRECISIONS:
-        return NativeEvaluator(net, threads=threads, cpu_matmul=NATIVE_PRECISIONS[path])
+        return NativeEvaluator.of_network(net, threads=threads, cpu_matmul=NATIVE_PRECISIONS[path])
     matmul, dots = TORCH_PRECISIONS[path]
     made = TorchEvaluator(net, threads=threads, cpu_matmul=matmul)
     net.set_inference_matmul_dtype(made.matmul_dtype, attention_dots=dots)

@@ -708,7 +708,7 @@ class MainWindow(QMainWindow):
             self,
             self.tr("Open a model"),
             "weights" if Path("weights").is_dir() else "",
-            self.tr("Models (*.onnx *.pt *.pth *.plan *.engine);;All files (*)"),
+            self.tr("Models (*.onnx *.pt *.pth *.plan *.engine *.pcnet);;All files (*)"),
         )
         if path and not self.set_opponent(path):
             QMessageBox.warning(self, self.tr("Not a usable model"), self.last_message)

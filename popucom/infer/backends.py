@@ -12,7 +12,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class BackendRecord:
     name: str
-    files: tuple[str, ...]  # the kinds of model file it runs: "onnx", "checkpoint", "plan" (factory.model_kind)
+    # The kinds of model file it runs: "onnx", "checkpoint", "plan", "network" (factory.model_kind).
+    files: tuple[str, ...]
     devices: tuple[str, ...]  # "cpu", "cuda"
     title: str  # how a message names it
 
@@ -20,7 +21,7 @@ class BackendRecord:
 REGISTRY: dict[str, BackendRecord] = {
     record.name: record
     for record in (
-        BackendRecord("native", ("checkpoint",), ("cpu",), "native"),
+        BackendRecord("native", ("checkpoint", "network"), ("cpu",), "native"),
         BackendRecord("openvino", ("onnx",), ("cpu",), "openvino"),
         BackendRecord("onnx", ("onnx",), ("cpu", "cuda"), "onnx"),
         BackendRecord("torch", ("checkpoint",), ("cpu", "cuda"), "torch"),

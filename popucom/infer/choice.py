@@ -63,6 +63,8 @@ def choose_backend(
     (popucom.nn.native.network_refusal), None where it can. exported: its exported model, if any."""
     if kind == "plan":
         return Choice("trt", "a TensorRT plan")
+    if kind == "network":
+        return Choice("native", "a network file")
     if device != "cpu":
         return Choice("torch" if kind == "checkpoint" else "onnx", f"device {device}")
     if kind == "onnx":

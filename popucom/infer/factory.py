@@ -5,13 +5,15 @@
     load_evaluator("ckpt.pt", device="cuda")              # PyTorch, from a training checkpoint
     load_evaluator("model.onnx", backend="trt")           # TensorRT engine built (or cached) beside it
     load_evaluator("engines/abc-trt10-H200-fp16-b1024.plan")  # a built TensorRT plan
+    load_evaluator("model.pcnet")                         # a network file on the native forward, no torch
 
 Backends: `onnx` (ONNX Runtime), `openvino` (OpenVINO, CPU) and `trt` (TensorRT, GPU) run
 exported models; `torch` (PyTorch) and `native` (the whole network in C++, every CPU)
-run training checkpoints. The kind of file is told by its suffix (.onnx; .pt/.pth;
-.plan/.engine); `backend` "auto" picks the fastest one available for it by the measured rule
-of popucom.infer.choice: for a checkpoint on the CPU native where it runs, else OpenVINO on the
-exported model beside it (NAME.onnx, or `exported`), else torch. Every evaluator's describe()
+run training checkpoints, and `native` network files (popucom.nn.native_file) too. The kind of
+file is told by its suffix (.onnx; .pt/.pth; .plan/.engine; .pcnet); `backend` "auto" picks
+the fastest one available for it by the measured rule of popucom.infer.choice: for a checkpoint
+on the CPU native where it runs, else OpenVINO on the exported model beside it (NAME.onnx, or
+`exported`), else torch; a network file runs native. Every evaluator's describe()
 names its backend, which every entry prints; the reason for the choice is logged at DEBUG (INFO
 lines go to stdout, which is the engine's protocol channel), a skipped exported model of
 another network as a warning.
@@ -32,6 +34,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from ..nn.native_file import NETWORK_FILE_SUFFIX
 from .backends import BACKENDS, CHECKPOINT_BACKENDS, EXPORTED_BACKENDS, REGISTRY, device_refusal
 from .choice import Choice, Machine, choose_backend, exported_beside
 from .contract import Evaluator
@@ -45,11 +48,12 @@ SAME_NETWORK_TOLERANCE = 1e-3
 ONNX_SUFFIXES = (".onnx",)
 CHECKPOINT_SUFFIXES = (".pt", ".pth")
 PLAN_SUFFIXES = (".plan", ".engine")
-MODEL_SUFFIXES = ONNX_SUFFIXES + CHECKPOINT_SUFFIXES + PLAN_SUFFIXES
+NETWORK_FILE_SUFFIXES = (NETWORK_FILE_SUFFIX,)
+MODEL_SUFFIXES = ONNX_SUFFIXES + CHECKPOINT_SUFFIXES + PLAN_SUFFIXES + NETWORK_FILE_SUFFIXES
 
 
 def model_kind(path: str | Path) -> str:
-    """'onnx', 'checkpoint' or 'plan' from the file name; ValueError for anything else."""
+    """'onnx', 'checkpoint', 'plan' or 'network' from the file name; ValueError for anything else."""
     suffix = Path(path).suffix.lower()
     if suffix in ONNX_SUFFIXES:
         return "onnx"
@@ -57,10 +61,12 @@ def model_kind(path: str | Path) -> str:
         return "checkpoint"
     if suffix in PLAN_SUFFIXES:
         return "plan"
+    if suffix in NETWORK_FILE_SUFFIXES:
+        return "network"
     raise ValueError(
         f"{path} is not a model file: want an ONNX model ({', '.join(ONNX_SUFFIXES)}), "
-        f"a training checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}) or a TensorRT plan "
-        f"({', '.join(PLAN_SUFFIXES)})"
+        f"a training checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}), a TensorRT plan "
+        f"({', '.join(PLAN_SUFFIXES)}) or a network file ({', '.join(NETWORK_FILE_SUFFIXES)})"
     )
 
 
@@ -109,6 +115,8 @@ def _check_named_backend(path: Path, kind: str, backend: str, device: str) -> No
             )
         if kind == "plan":
             raise ValueError(f"{path}: a TensorRT plan runs only on the trt backend")
+        if kind == "network":
+            raise ValueError(f"{path}: a network file runs only on the native backend (or auto)")
         raise ValueError(
             f"{path}: the {backend} backend loads training checkpoints (.pt); use backend "
             f"{_either(EXPORTED_BACKENDS)} for an exported model"
@@ -149,7 +157,9 @@ def _load_named(
     if backend == "native":
         from .native_backend import NativeEvaluator
 
-        return NativeEvaluator(_checkpoint_network(path, expect), threads=threads)
+        if kind == "network":
+            return NativeEvaluator.from_network_file(path, threads=threads)
+        return NativeEvaluator.of_network(_checkpoint_network(path, expect), threads=threads)
     from .trt_backend import TensorRTEvaluator
 
     if kind == "plan":
@@ -184,7 +194,7 @@ def _load_auto(
         from .native_backend import NativeEvaluator
 
         try:
-            evaluator: Evaluator = NativeEvaluator(net, threads=threads)
+            evaluator: Evaluator = NativeEvaluator.of_network(net, threads=threads)
         except ValueError as e:  # a head width or build without kernels: the next path serves
             choice = choose_backend(kind, device, machine, str(e), exported)
         else:

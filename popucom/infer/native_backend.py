@@ -1,6 +1,8 @@
-"""The native evaluator: a training checkpoint's network in one C++ call per batch
-(popucom.nn.native, csrc/nn/native_net.*), on any CPU: its kernels are built for AVX-512,
-AVX2/FMA and the build's own level (SSE, NEON), and the widest the CPU runs is taken.
+"""The native evaluator: a network in one C++ call per batch (csrc/nn/native_net.*), on any CPU:
+its kernels are built for AVX-512, AVX2/FMA and the build's own level (SSE, NEON), and the
+widest the CPU runs is taken. It runs a training checkpoint's network (packed from torch,
+popucom.nn.native) or a network file (`.pcnet`, popucom.nn.native_file), which it reads
+without torch.
 
 Where `auto` picks it over OpenVINO is popucom.infer.choice's measured rule (bench/inference.py;
 the figures are in docs/benchmarks.md, "Inference backends").
@@ -13,32 +15,66 @@ is a ValueError that says why.
 
 from __future__ import annotations
 
-import numpy as np
-import torch
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..nn.model import PopucomNet
-from ..nn.native import NativeForward, native_forward_refusal, network_refusal
+import numpy as np
+
 from .contract import Backend
-from .precision import cpu_matmul_dtype
+from .precision import cpu_matmul_is_bf16
 from .threads import resolve_threads
+
+if TYPE_CHECKING:
+    from ..nn.model import PopucomNet
+
+Forward = Callable[[np.ndarray], tuple[np.ndarray, ...]]
 
 
 class NativeEvaluator(Backend):
-    def __init__(self, net: PopucomNet, threads: int | None = 1, cpu_matmul: str | None = None) -> None:
-        """cpu_matmul: auto | fp32 | bf16, the products' precision (default $POPUCOM_CPU_MATMUL)."""
+    """One of the native forwards (a checkpoint's network or a network file's) as an evaluator;
+    made by of_network or from_network_file."""
+
+    def __init__(
+        self, forward: Forward, feature_version: int, output_names: tuple[str, ...], threads: int, source: str = ""
+    ) -> None:
+        self.forward = forward
+        self.feature_version = feature_version
+        self.output_names = output_names
+        self.threads = threads
+        self.source = source  # what describe() names before the runtime: a network file's name
+        self.device = "cpu"
+        self.calls = 0
+
+    @classmethod
+    def of_network(cls, net: PopucomNet, threads: int | None = 1, cpu_matmul: str | None = None) -> NativeEvaluator:
+        """A checkpoint's network. cpu_matmul: auto | fp32 | bf16, the products' precision
+        (default $POPUCOM_CPU_MATMUL)."""
+        from ..nn.native import NativeForward, native_forward_refusal, network_refusal
+
         refusal = network_refusal(net)
         if refusal is not None:
             raise ValueError(f"the native backend cannot run this network: {refusal}; use backend torch")
-        bf16 = cpu_matmul_dtype(cpu_matmul) == torch.bfloat16
+        bf16 = cpu_matmul_is_bf16(cpu_matmul)
         refusal = native_forward_refusal(net, bf16)
         if refusal is not None:
             raise ValueError(f"the native backend cannot run this network: {refusal}; use backend torch")
-        self.threads = resolve_threads(threads)
-        self.forward = NativeForward(net, self.threads, bf16=bf16)
-        self.feature_version = net.config.feature_version
-        self.output_names = tuple(o.name for o in net.outputs)
-        self.device = "cpu"
-        self.calls = 0
+        threads = resolve_threads(threads)
+        forward = NativeForward(net, threads, bf16=bf16)
+        return cls(forward, net.config.feature_version, tuple(o.name for o in net.outputs), threads)
+
+    @classmethod
+    def from_network_file(
+        cls, path: str | os.PathLike, threads: int | None = 1, cpu_matmul: str | None = None
+    ) -> NativeEvaluator:
+        """A network file's network (no torch needed); ValueError naming the file and what is
+        wrong with it."""
+        from ..nn.native_file import FileForward
+
+        threads = resolve_threads(threads)
+        forward = FileForward(path, threads, bf16=cpu_matmul_is_bf16(cpu_matmul))
+        return cls(forward, forward.feature_version, forward.output_names, threads, f"{Path(path).name}, ")
 
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the deployed model (the network's outputs), keyed by name."""
@@ -46,8 +82,9 @@ class NativeEvaluator(Backend):
         return dict(zip(self.output_names, self.forward(features), strict=True))
 
     def describe(self) -> str:
+        bf16 = getattr(self.forward, "bf16", False)
+        pieces = getattr(self.forward, "piece_positions", 0)
         return (
-            f"native cpu (whole network in C++, {'bf16' if self.forward.bf16 else 'fp32'} products, "
-            f"{self.threads} thread{'s' if self.threads > 1 else ''}, "
-            f"pieces of {self.forward.piece_positions} positions)"
+            f"native cpu ({self.source}whole network in C++, {'bf16' if bf16 else 'fp32'} products, "
+            f"{self.threads} thread{'s' if self.threads > 1 else ''}, pieces of {pieces} positions)"
         )

@@ -20,10 +20,12 @@ CPU take the path of one without them here and in every C++ kernel (csrc/nn/cpu_
 from __future__ import annotations
 
 import os
-
-import torch
+from typing import TYPE_CHECKING
 
 from .. import _core
+
+if TYPE_CHECKING:
+    import torch
 
 ENV = "POPUCOM_CPU_MATMUL"
 CHOICES = ("auto", "fp32", "bf16")
@@ -37,14 +39,20 @@ def cpu_has_bf16() -> bool:
     return _core.cpu_level() == "avx512_bf16"
 
 
-def cpu_matmul_dtype(choice: str | None = None) -> torch.dtype:
-    """The operand dtype for `choice` (default: $POPUCOM_CPU_MATMUL, else DEFAULT). `bf16` on a
-    CPU without bf16 arithmetic is refused: it would run several times slower, not faster."""
+def cpu_matmul_is_bf16(choice: str | None = None) -> bool:
+    """Whether the products take bf16 operands for `choice` (default: $POPUCOM_CPU_MATMUL, else
+    DEFAULT), without torch. `bf16` on a CPU without bf16 arithmetic is refused: it would run
+    several times slower, not faster."""
     choice = choice or os.environ.get(ENV) or DEFAULT
     if choice not in CHOICES:
         raise ValueError(f"{ENV}: unknown CPU matmul precision '{choice}' (choose {', '.join(CHOICES)})")
     if choice == "bf16" and not cpu_has_bf16():
         raise ValueError(f"{ENV}=bf16: this CPU has no bf16 arithmetic (AVX512-BF16 or AMX); use fp32 or auto")
-    if choice == "bf16" or (choice == "auto" and cpu_has_bf16()):
-        return torch.bfloat16
-    return torch.float32
+    return choice == "bf16" or (choice == "auto" and cpu_has_bf16())
+
+
+def cpu_matmul_dtype(choice: str | None = None) -> torch.dtype:
+    """The operand dtype of cpu_matmul_is_bf16(choice)."""
+    import torch
+
+    return torch.bfloat16 if cpu_matmul_is_bf16(choice) else torch.float32

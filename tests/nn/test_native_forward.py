@@ -158,12 +158,12 @@ def test_a_changed_parameter_is_repacked_before_the_next_call() -> None:
 def test_the_native_backend_runs_the_products_precision_and_the_torch_backend_stays_torch() -> None:
     net = perturbed_net()
     x = random_features(12, seed=8, komi_range=5)
-    native = NativeEvaluator(net, threads=2, cpu_matmul="bf16")
+    native = NativeEvaluator.of_network(net, threads=2, cpu_matmul="bf16")
     assert native.describe().startswith("native cpu (whole network in C++, bf16 products, 2 threads")
     torch_path = TorchEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="bf16")
     assert torch_path.describe().startswith("torch cpu") and "torch.bfloat16 matrix products" in torch_path.describe()
     assert np.abs(native.run_all(x)["wdl"] - torch_path.run_all(x)["wdl"]).max() < 0.05
-    wide = NativeEvaluator(copy.deepcopy(net), threads=1, cpu_matmul="fp32")
+    wide = NativeEvaluator.of_network(copy.deepcopy(net), threads=1, cpu_matmul="fp32")
     assert wide.describe().startswith("native cpu (whole network in C++, fp32 products, 1 thread,")
     out = wide(x)
     want = reference(net, x)

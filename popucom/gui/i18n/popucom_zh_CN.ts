@@ -487,8 +487,8 @@
         <translation>打开模型</translation>
     </message>
     <message>
-        <source>Models (*.onnx *.pt *.pth *.plan *.engine);;All files (*)</source>
-        <translation>模型 (*.onnx *.pt *.pth *.plan *.engine);;所有文件 (*)</translation>
+        <source>Models (*.onnx *.pt *.pth *.plan *.engine *.pcnet);;All files (*)</source>
+        <translation>模型 (*.onnx *.pt *.pth *.plan *.engine *.pcnet);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Not a usable model</source>
