@@ -1,8 +1,9 @@
 """The main window: a board, the game tree and move list, the analysis panel, and the AI.
 
-The window owns the GameTree (the model) and wires the views to it. The AI runs in
-worker threads (ai.SearchBridge); this thread only draws: analysis snapshots are
-kept as they arrive and drawn by a timer at most `REDRAW_HZ` times a second.
+The window lays out and draws; the game and the AI's turns are its GameController's
+(game_controller.py: the tree, the tokens, the session told every move), whose signals it
+redraws on. The AI runs in worker threads (ai.SearchBridge); this thread only draws: analysis
+snapshots are kept as they arrive and drawn by a timer at most `REDRAW_HZ` times a second.
 
 Every user-visible text goes through tr() (language.py); `retranslate` sets the fixed texts
 and runs again on a LanguageChange, so View > Language switches the language at run time.
@@ -39,24 +40,30 @@ from PySide6.QtWidgets import (
 
 from .. import _core
 from ..levels import LEVELS, Level, level_named
-from ..search.analysis import AnalysisResult
 from ..weights import newest_for_cpu
 from . import language
 from .ai import BOTS, SearchBridge, bot_title, make_opponent
 from .analysis_panel import AnalysisPanel
 from .board_view import BoardWidget
 from .difficulty import level_description, level_title, menu_text
+from .game_controller import MODE_KEYS, GameController, store
 from .game_tree import GameTree, Node
 from .records import load_game_records, load_sgf, save_sgf
 from .tree_model import GameTreeModel, node_text
 
-# Mode keys (as `--mode` takes them) and their names, translated where shown.
-MODES = {
-    "human-black": QT_TRANSLATE_NOOP("MainWindow", "You (Black) vs AI"),
-    "human-white": QT_TRANSLATE_NOOP("MainWindow", "You (White) vs AI"),
-    "human-human": QT_TRANSLATE_NOOP("MainWindow", "Human vs human"),
-    "ai-ai": QT_TRANSLATE_NOOP("MainWindow", "AI vs AI (watch)"),
-}
+# The modes (game_controller.MODE_KEYS) by their names, translated where shown.
+MODES = dict(
+    zip(
+        MODE_KEYS,
+        (
+            QT_TRANSLATE_NOOP("MainWindow", "You (Black) vs AI"),
+            QT_TRANSLATE_NOOP("MainWindow", "You (White) vs AI"),
+            QT_TRANSLATE_NOOP("MainWindow", "Human vs human"),
+            QT_TRANSLATE_NOOP("MainWindow", "AI vs AI (watch)"),
+        ),
+        strict=True,
+    )
+)
 REDRAW_HZ = 10
 OPEN_MODEL = "<open model file>"  # the opponent list's last entry (its data, not a spec)
 LEVEL_ENTRY = "<difficulty level>"  # the opponent list's entry for the level playing
@@ -77,19 +84,14 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings
         self.network_threads, self.search_threads = network_threads, search_threads
-        self.tree = GameTree()
-        self.token = 0  # identifies the current request to the AI; stale signals are ignored
-        self.thinking_for: Node | None = None  # the node the AI is choosing a move at
-        self.analysing: Node | None = None  # the node under analysis (AI move or analysis mode)
-        self.latest: AnalysisResult | None = None  # newest snapshot, drawn by the redraw timer
         self.last_message = ""
         self._budget_before_level: tuple[int, int] | None = None  # (unit, visits) before a level set its own
         self.level_actions: dict[str, QAction] = {}  # the Difficulty menu's, by level name
-        self.bridge = SearchBridge(make_opponent(opponent, network_threads, search_threads))
-        self.bridge.snapshot.connect(self._on_snapshot)
-        self.bridge.moveChosen.connect(self._on_move_chosen)
-        self.bridge.analysisDone.connect(self._on_analysis_done)
-        self.bridge.failed.connect(self._on_failed)
+        self.game = GameController(make_opponent(opponent, network_threads, search_threads), mode)
+        self.game.changed.connect(self._on_game_changed)
+        self.game.said.connect(self.message)
+        self.game.analysisArrived.connect(self._on_analysis_arrived)
+        self.game.analysisEnded.connect(lambda: self.panel.analyze_button.setChecked(False))
         self.redraw_timer = QTimer(self)
         self.redraw_timer.setSingleShot(True)
         self.redraw_timer.timeout.connect(self._draw_latest)
@@ -102,6 +104,14 @@ class MainWindow(QMainWindow):
             )
         )
         self.warn_missing_font()
+
+    @property
+    def tree(self) -> GameTree:
+        return self.game.tree
+
+    @property
+    def bridge(self) -> SearchBridge:
+        return self.game.bridge
 
     # --- layout -----------------------------------------------------------------------
     def _build(self, mode: str, visits: int, seconds: float | None) -> None:
@@ -146,7 +156,7 @@ class MainWindow(QMainWindow):
         self.mode_box = QComboBox()
         for key in MODES:
             self.mode_box.addItem("", key)
-        self.mode_box.setCurrentIndex(list(MODES).index(mode))
+        self.mode_box.setCurrentIndex(list(MODES).index(self.game.mode))
         self.mode_box.currentIndexChanged.connect(self._on_mode_changed)
         bar.addWidget(self.mode_box)
         self.opponent_box = QComboBox()
@@ -164,6 +174,8 @@ class MainWindow(QMainWindow):
         self.budget_unit.currentIndexChanged.connect(self._on_budget_unit)
         self.budget_unit.setCurrentIndex(1 if seconds else 0)
         self._on_budget_unit()
+        self.visits_box.valueChanged.connect(lambda _: self._on_budget_unit())
+        self.seconds_box.valueChanged.connect(lambda _: self._on_budget_unit())
         self.per_move_label = QLabel()
         bar.addWidget(self.per_move_label)
         bar.addWidget(self.visits_box)
@@ -173,7 +185,8 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.delay_label)
         self.delay_box = QSpinBox()
         self.delay_box.setRange(0, 10_000)
-        self.delay_box.setValue(300)
+        self.delay_box.setValue(self.game.delay_ms)
+        self.delay_box.valueChanged.connect(lambda ms: setattr(self.game, "delay_ms", ms))
         bar.addWidget(self.delay_box)
         self.ai_move_action = QAction(self, shortcut=QKeySequence("Ctrl+G"), triggered=self.ai_move_now)
         bar.addAction(self.ai_move_action)
@@ -201,12 +214,12 @@ class MainWindow(QMainWindow):
         self.go_actions = [
             action(menu, keys, triggered=self._navigator(slot))
             for keys, slot in (
-                ("Left", self.tree.back),
-                ("Right", self.tree.forward),
+                ("Left", lambda: self.tree.back()),
+                ("Right", lambda: self.tree.forward()),
                 ("Up", lambda: self.tree.sibling(-1)),
                 ("Down", lambda: self.tree.sibling(+1)),
-                ("Home", self.tree.to_start),
-                ("End", self.tree.to_end),
+                ("Home", lambda: self.tree.to_start()),
+                ("End", lambda: self.tree.to_end()),
             )
         ]
         self.edit_menu = menu = self.menuBar().addMenu("")
@@ -348,11 +361,6 @@ class MainWindow(QMainWindow):
         self.last_message = text
         self.statusBar().showMessage(text)
 
-    def is_ai_turn(self, position: _core.Position | None = None) -> bool:
-        position = position or self.tree.position
-        black = position.to_move == _core.Color.BLACK
-        return {"human-black": not black, "human-white": black, "human-human": False, "ai-ai": True}[self.mode]
-
     def refresh(self) -> None:
         """Redraws everything from the model (after a move, navigation, load)."""
         node = self.tree.current
@@ -361,7 +369,7 @@ class MainWindow(QMainWindow):
         self.board.set_heat(None)
         b_left, w_left = pos.moves_left
         if pos.is_over:
-            turn = self.tr("game over: {result}").format(result=self._result_text(pos))
+            turn = self.tr("game over: {result}").format(result=self.game.result_text(pos))
         elif pos.to_move == _core.Color.BLACK:
             turn = self.tr("Black to move")
         else:
@@ -396,7 +404,7 @@ class MainWindow(QMainWindow):
     def _show_node_analysis(self, node: Node) -> None:
         history = [n.analysis["black_winrate"] if n.analysis else None for n in self._line]
         self.panel.chart.set_history(history, self._line.index(node))
-        if self.analysing is not node:
+        if self.game.analysing is not node:
             note = ""
             if node.analysis:
                 a = node.analysis
@@ -405,175 +413,36 @@ class MainWindow(QMainWindow):
                 )
             self.panel.show_result(None, note=note)
 
-    def _result_text(self, pos: _core.Position) -> str:
-        margin = pos.score + pos.komi
-        if pos.end_reason == _core.EndReason.NO_LEGAL_MOVE:
-            how = self.tr("no legal move")
-        else:
-            how = self.tr("floors {margin}").format(margin=f"{margin:+d}")
-        winner = {
-            _core.Result.BLACK_WIN: self.tr("Black wins"),
-            _core.Result.WHITE_WIN: self.tr("White wins"),
-            _core.Result.DRAW: self.tr("draw"),
-        }.get(pos.result, "?")
-        return self.tr("{winner} ({how})").format(winner=winner, how=how)
-
-    # --- playing ----------------------------------------------------------------------
-    def on_square(self, square: int) -> None:
-        pos = self.tree.position
-        name = _core.square_to_text(square)
-        if self.thinking_for is not None:
-            self.message(
-                self.tr("The AI is thinking: wait, or press Stop to make it move now ({square} not played)").format(
-                    square=name
-                )
-            )
-        elif pos.is_over:
-            self.message(
-                self.tr("The game is over ({result}); go back to try another move").format(
-                    result=self._result_text(pos)
-                )
-            )
-        elif self.is_ai_turn():
-            self.message(
-                self.tr(
-                    "It is the AI's turn in this mode: press 'AI move' (Ctrl+G) or change the mode "
-                    "({square} not played)"
-                ).format(square=name)
-            )
-        elif not pos.is_legal(square):
-            # The two reasons a square on the board of a game in progress is refused (docs/rules.md, A move).
-            if pos.stone_at(square) is not None:
-                why = self.tr("{square} is illegal: it already holds a stone")
-            else:
-                why = self.tr("{square} is illegal: it is painted in the opponent's colour")
-            self.message(why.format(square=name))
-        else:
-            self.play(square)
-
-    def play(self, move: int) -> None:
-        self._cancel()
-        before = self.tree.position
-        node = self.tree.play(move)
-        self._tell_session(before, move)
-        self.message(node_text(node))
+    # --- playing and analysis: the controller's, drawn here ------------------------------
+    def _on_game_changed(self) -> None:
+        if self.tree_model.tree is not self.game.tree:  # a new game or an opened one
+            self.tree_model.set_tree(self.game.tree)
         self.refresh()
-        self._after_move()
 
-    def _tell_session(self, before: _core.Position, move: int) -> None:
-        """Every move played on the board, either side's, reaches the AI's session: it keeps
-        the subtree and the solver's table (a move from elsewhere in the game tree is a jump)."""
-        search = self.bridge.opponent.search
-        if search is not None:
-            search.follow(before, move)
-
-    def _after_move(self) -> None:
-        pos = self.tree.position
-        if pos.is_over:
-            self.message(self.tr("Game over: {result}").format(result=self._result_text(pos)))
-            self.panel.analyze_button.setChecked(False)
-        elif self.is_ai_turn():
-            if self.mode == "ai-ai" and self.delay_box.value() > 0:
-                token = self.token
-                QTimer.singleShot(self.delay_box.value(), lambda: self._delayed_ai_move(token))
-            else:
-                self.ai_move_now()
-        elif self.panel.analyze_button.isChecked():
-            self._start_analysis()
-
-    def _delayed_ai_move(self, token: int) -> None:
-        if token == self.token and self.thinking_for is None and self.is_ai_turn():
-            self.ai_move_now()
+    def on_square(self, square: int) -> None:
+        self.game.click(square)
 
     def ai_move_now(self) -> None:
-        """Lets the AI choose a move for the side to move at the current node."""
-        if self.tree.position.is_over:
-            self.message(self.tr("The game is over"))
-            return
-        self._cancel()
-        self.token += 1
-        self.thinking_for = self.analysing = self.tree.current
-        visits, seconds = self.budget()
-        self.bridge.think(self.tree.position, self.token, visits, seconds)
-        if visits:
-            budget = self.tr("{visits} visits").format(visits=visits)
-        else:
-            budget = self.tr("{seconds} s").format(seconds=f"{seconds:g}")
-        self.message(
-            self.tr("AI ({opponent}) is thinking: {budget}").format(
-                opponent=self.bridge.opponent.description, budget=budget
-            )
-        )
+        self.game.ai_move_now()
 
-    def _on_move_chosen(self, move: int, result: AnalysisResult | None, token: int) -> None:
-        if token != self.token or self.thinking_for is None:
-            return  # a stale answer: the user moved on
-        node = self.thinking_for
-        self.thinking_for = self.analysing = None
-        if result is not None:
-            self._store(node, result)
-        self.tree.go_to(node)
-        self.tree.play(move)
-        self._tell_session(node.position, move)
-        self.refresh()
-        if result is not None:
-            text = self.tr("AI played {move} ({visits} visits, win rate {winrate}%)")
-        else:
-            text = self.tr("AI played {move}")
-        self.message(
-            text.format(
-                move=_core.square_to_text(move),
-                visits=result.visits if result else 0,
-                winrate=f"{100 * result.winrate:.0f}" if result else "",
-            )
-        )
-        self._after_move()
-
-    def _on_failed(self, error: str, token: int) -> None:
-        if token != self.token:
-            return
-        self.thinking_for = self.analysing = None
-        self.panel.analyze_button.setChecked(False)
-        self.message(self.tr("The AI failed: {error}").format(error=error))
-
-    # --- analysis ---------------------------------------------------------------------
     def set_analysis(self, on: bool) -> None:
-        if not on:
-            if self.thinking_for is None:
-                self._cancel()
-            return
-        if not self.bridge.opponent.is_model:
-            self.message(self.tr("Analysis needs a model: choose one as the opponent (or open a model file)"))
+        if not self.game.set_analysis(on):
             self.panel.analyze_button.setChecked(False)
-            return
-        if self.thinking_for is None:
-            self._start_analysis()
 
-    def _start_analysis(self) -> None:
-        if self.tree.position.is_over:
-            self.message(self.tr("The game is over: nothing to analyse"))
-            return
-        self._cancel()
-        self.token += 1
-        self.analysing = self.tree.current
-        self.bridge.analyze(self.tree.position, self.token)
+    def stop(self) -> None:
+        self.game.stop()
 
-    def _on_snapshot(self, result: AnalysisResult, token: int) -> None:
-        if token == self.token:
-            self.latest = result
-            if not self.redraw_timer.isActive():  # throttle: at most REDRAW_HZ redraws a second
-                self.redraw_timer.start(1000 // REDRAW_HZ)
-
-    def _on_analysis_done(self, result: AnalysisResult, token: int) -> None:
-        if token == self.token:
-            self.latest = result
+    def _on_analysis_arrived(self, final: bool) -> None:
+        if final:
             self._draw_latest()
+        elif not self.redraw_timer.isActive():  # throttle: at most REDRAW_HZ redraws a second
+            self.redraw_timer.start(1000 // REDRAW_HZ)
 
     def _draw_latest(self) -> None:
-        result, node = self.latest, self.analysing
+        result, node = self.game.latest, self.game.analysing
         if result is None or node is None or node is not self.tree.current:
             return
-        self._store(node, result)
+        store(node, result)
         self.panel.show_result(result, node.position.to_move)
         visits = np.zeros(_core.NUM_SQUARES, np.float32)
         priors = np.zeros(_core.NUM_SQUARES, np.float32)
@@ -583,52 +452,17 @@ class MainWindow(QMainWindow):
         self.board.set_heat(heat)
         self._show_node_analysis(node)
 
-    @staticmethod
-    def _store(node: Node, result: AnalysisResult) -> None:
-        if result.visits == 0:
-            return
-        black = node.position.to_move == _core.Color.BLACK
-        node.analysis = {
-            "visits": result.visits,
-            "black_winrate": result.winrate if black else 1.0 - result.winrate,
-            "black_score": result.score if black else -result.score,
-        }
-
-    def stop(self) -> None:
-        """Stop: an AI thinking moves now with what it has; analysis ends."""
-        if self.thinking_for is not None:
-            self.bridge.stop()  # the final result comes back as moveChosen
-            if not self.bridge.opponent.is_model:
-                self.message(self.tr("A bot's move cannot be interrupted; it is almost done"))
-        else:
-            self.panel.analyze_button.setChecked(False)
-            self._cancel()
-
-    def _cancel(self) -> None:
-        """Forgets any running request (its late signals are ignored) and stops the search."""
-        self.token += 1
-        self.thinking_for = self.analysing = None
-        self.latest = None
-        self.bridge.stop()
-
     # --- navigation and editing -------------------------------------------------------
     def _navigator(self, step):
         def go() -> None:
-            self._cancel()
+            self.game.cancel()
             step()
-            self._navigated()
+            self.game.navigated()
 
         return go
 
     def go_to(self, node: Node) -> None:
-        self._cancel()
-        self.tree.go_to(node)
-        self._navigated()
-
-    def _navigated(self) -> None:
-        self.refresh()
-        if self.panel.analyze_button.isChecked():
-            self._start_analysis()
+        self.game.go_to(node)
 
     def _on_tree_clicked(self, index: QModelIndex) -> None:
         node = self.tree_model.node(index)
@@ -636,31 +470,23 @@ class MainWindow(QMainWindow):
             self.go_to(node)
 
     def delete_node(self, node: Node) -> None:
-        if node.parent is None:  # GameTree.delete refuses it too, in English
-            self.message(self.tr("The start of the game cannot be deleted"))
-            return
-        self._cancel()
-        self.tree.delete(node)
-        self._navigated()
+        self.game.delete_node(node)
 
     def promote_node(self, node: Node) -> None:
-        self.tree.promote(node)
-        self.refresh()
-        self.message(self.tr("The line through this move is now the main line"))
+        self.game.promote_node(node)
 
     def _on_comment_changed(self) -> None:
         self.tree.current.comment = self.comment.toPlainText()
 
     def _on_mode_changed(self) -> None:
-        self._cancel()
         self.message(self.tr("Mode: {mode}").format(mode=QCoreApplication.translate("MainWindow", MODES[self.mode])))
-        if self.mode == "ai-ai" and not self.tree.position.is_over:
-            self.ai_move_now()
+        self.game.set_mode(self.mode)
 
     def _on_budget_unit(self) -> None:
         seconds = self.budget_unit.currentIndex() == 1
         self.seconds_box.setVisible(seconds)
         self.visits_box.setVisible(not seconds)
+        self.game.visits, self.game.seconds = self.budget()
 
     # --- opponents and files ----------------------------------------------------------
     def set_opponent(self, spec: str, level: Level | None = None) -> bool:
@@ -672,9 +498,8 @@ class MainWindow(QMainWindow):
             self.message(self.tr("Cannot use {spec} as the AI: {error}").format(spec=spec, error=e))
             self._fill_opponents(self.bridge.opponent.spec)
             return False
-        self._cancel()
         was_level = self.bridge.opponent.level is not None
-        self.bridge.set_opponent(opponent)
+        self.game.set_opponent(opponent)
         if level is not None:
             # A level's rating holds at its own visits: the budget becomes them, and the one
             # set before is given back when the AI is no level again.
@@ -716,15 +541,10 @@ class MainWindow(QMainWindow):
             self._fill_opponents(self.bridge.opponent.spec)
 
     def new_game(self) -> None:
-        self._cancel()
-        self.bridge.forget()  # the old game's search tree, however big an analysis made it
-        self.set_tree(GameTree())
+        self.game.new_game()
 
     def set_tree(self, tree: GameTree) -> None:
-        self._cancel()
-        self.tree = tree
-        self.tree_model.set_tree(tree)
-        self.refresh()
+        self.game.set_tree(tree)
 
     def open_path(
         self, path: str | Path, pick: Callable[[list[tuple[str, GameTree]]], GameTree | None] | None = None
@@ -808,6 +628,5 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Mid-search too: the search stops within one network batch and its thread is joined."""
         self.redraw_timer.stop()
-        self._cancel()
-        self.bridge.shutdown()
+        self.game.shutdown()
         event.accept()

@@ -16,6 +16,16 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 MIDGAME = "a1 a9 b1 b9 c1 c9 e5 d4 f6"
 
 
+@pytest.fixture(scope="module")
+def tiny_onnx(tmp_path_factory):
+    """A tiny random network exported to ONNX: a model opponent that answers at once."""
+    from popucom.nn.config import preset
+    from popucom.nn.export import export_onnx
+    from popucom.nn.model import PopucomNet
+
+    return str(export_onnx(PopucomNet(preset("tiny")).eval(), tmp_path_factory.mktemp("gui") / "tiny.onnx"))
+
+
 @pytest.fixture
 def make_window(qtbot):
     """make_window(opponent="greedy", **MainWindow kwargs): a shown 1100x700 window."""
@@ -35,17 +45,18 @@ def _show_analysis(window, visits: int = 200) -> None:
     """Draws a real search of the current node through the window's own path (as a snapshot
     from the AI would arrive), stores shorter searches on the nodes before it so the win-rate
     chart has a line, and previews the top move's principal variation on the board."""
+    from popucom.gui.game_controller import store
     from popucom.infer.fake import TinyEvaluator
     from popucom.search import analyze
 
     current = window.tree.current
     for node in current.path()[:-1]:
-        window._store(node, analyze(node.position, TinyEvaluator(), visits=32))
+        store(node, analyze(node.position, TinyEvaluator(), visits=32))
     result = analyze(current.position, TinyEvaluator(), visits=visits)
     result.root_wdl = (0.45, 0.15, 0.40)  # as the network's own W/D/L would come
-    window.analysing, window.latest = current, result
+    window.game.analysing, window.game.latest = current, result
     window._draw_latest()
-    window.analysing = None
+    window.game.analysing = None
     window.panel._hover(0, 0)  # as the pointer over the first row does
 
 

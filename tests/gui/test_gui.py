@@ -25,15 +25,6 @@ from popucom.gui.tree_model import GameTreeModel  # noqa: E402
 sq = _core.parse_square
 
 
-@pytest.fixture(scope="module")
-def tiny_onnx(tmp_path_factory):
-    from popucom.nn.config import preset
-    from popucom.nn.export import export_onnx
-    from popucom.nn.model import PopucomNet
-
-    return str(export_onnx(PopucomNet(preset("tiny")).eval(), tmp_path_factory.mktemp("gui") / "tiny.onnx"))
-
-
 def make_window(qtbot, opponent: str = "greedy", **kwargs) -> MainWindow:
     window = MainWindow(opponent, **kwargs)
     qtbot.addWidget(window)
@@ -223,7 +214,7 @@ def test_ui_stays_responsive_during_a_long_search_and_shows_analysis(qtbot, tiny
     assert window.board.preview == window.panel.pvs[0]
     # The move the AI would play is the one bold row (when it is among those listed). Drawn
     # here, in the GUI thread, so no newer snapshot lands between the drawing and the check.
-    result, table = window.latest, window.panel.table
+    result, table = window.game.latest, window.panel.table
     window.panel.show_result(result, window.tree.current.position.to_move)
     chosen = _core.square_to_text(result.chosen)
     listed = [table.item(r, 0).text() for r in range(table.rowCount())]

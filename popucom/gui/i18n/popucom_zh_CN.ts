@@ -82,6 +82,105 @@
     </message>
 </context>
 <context>
+    <name>GameController</name>
+    <message>
+        <source>no legal move</source>
+        <translation>无棋可下</translation>
+    </message>
+    <message>
+        <source>floors {margin}</source>
+        <translation>染色格差 {margin}</translation>
+    </message>
+    <message>
+        <source>Black wins</source>
+        <translation>黑方胜</translation>
+    </message>
+    <message>
+        <source>White wins</source>
+        <translation>白方胜</translation>
+    </message>
+    <message>
+        <source>draw</source>
+        <translation>和棋</translation>
+    </message>
+    <message>
+        <source>{winner} ({how})</source>
+        <translation>{winner}（{how}）</translation>
+    </message>
+    <message>
+        <source>The AI is thinking: wait, or press Stop to make it move now ({square} not played)</source>
+        <translation>AI 正在思考：请稍候，或按“停止”让它立即落子（未下 {square}）</translation>
+    </message>
+    <message>
+        <source>The game is over ({result}); go back to try another move</source>
+        <translation>对局已结束：{result}；可后退尝试其他下法</translation>
+    </message>
+    <message>
+        <source>It is the AI&apos;s turn in this mode: press &apos;AI move&apos; (Ctrl+G) or change the mode ({square} not played)</source>
+        <translation>此模式下轮到 AI：请按“AI 落子”（Ctrl+G）或更换模式（未下 {square}）</translation>
+    </message>
+    <message>
+        <source>{square} is illegal: it already holds a stone</source>
+        <translation>不能下 {square}：该格已有棋子</translation>
+    </message>
+    <message>
+        <source>{square} is illegal: it is painted in the opponent&apos;s colour</source>
+        <translation>不能下 {square}：该格已被对方染色</translation>
+    </message>
+    <message>
+        <source>Game over: {result}</source>
+        <translation>对局结束：{result}</translation>
+    </message>
+    <message>
+        <source>The game is over</source>
+        <translation>对局已结束</translation>
+    </message>
+    <message>
+        <source>{visits} visits</source>
+        <translation>{visits} 次访问</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
+        <source>AI ({opponent}) is thinking: {budget}</source>
+        <translation>AI（{opponent}）正在思考：{budget}</translation>
+    </message>
+    <message>
+        <source>AI played {move} ({visits} visits, win rate {winrate}%)</source>
+        <translation>AI 下了 {move}（{visits} 次访问，胜率 {winrate}%）</translation>
+    </message>
+    <message>
+        <source>AI played {move}</source>
+        <translation>AI 下了 {move}</translation>
+    </message>
+    <message>
+        <source>The AI failed: {error}</source>
+        <translation>AI 出错：{error}</translation>
+    </message>
+    <message>
+        <source>Analysis needs a model: choose one as the opponent (or open a model file)</source>
+        <translation>分析需要模型：请选择一个模型作为对手（或打开模型文件）</translation>
+    </message>
+    <message>
+        <source>The game is over: nothing to analyse</source>
+        <translation>对局已结束：没有可分析的局面</translation>
+    </message>
+    <message>
+        <source>A bot&apos;s move cannot be interrupted; it is almost done</source>
+        <translation>机器人的思考无法中断，马上就好</translation>
+    </message>
+    <message>
+        <source>The start of the game cannot be deleted</source>
+        <translation>不能删除开局</translation>
+    </message>
+    <message>
+        <source>The line through this move is now the main line</source>
+        <translation>经过这一手的变化已设为主线</translation>
+    </message>
+</context>
+<context>
     <name>GameTree</name>
     <message>
         <source>start</source>
@@ -373,102 +472,6 @@
     <message>
         <source>stored analysis: Black win rate {winrate}%, score {score} ({visits} visits)</source>
         <translation>已存分析：黑方胜率 {winrate}%，分差 {score}（{visits} 次访问）</translation>
-    </message>
-    <message>
-        <source>no legal move</source>
-        <translation>无棋可下</translation>
-    </message>
-    <message>
-        <source>floors {margin}</source>
-        <translation>染色格差 {margin}</translation>
-    </message>
-    <message>
-        <source>Black wins</source>
-        <translation>黑方胜</translation>
-    </message>
-    <message>
-        <source>White wins</source>
-        <translation>白方胜</translation>
-    </message>
-    <message>
-        <source>draw</source>
-        <translation>和棋</translation>
-    </message>
-    <message>
-        <source>{winner} ({how})</source>
-        <translation>{winner}（{how}）</translation>
-    </message>
-    <message>
-        <source>The AI is thinking: wait, or press Stop to make it move now ({square} not played)</source>
-        <translation>AI 正在思考：请稍候，或按“停止”让它立即落子（未下 {square}）</translation>
-    </message>
-    <message>
-        <source>The game is over ({result}); go back to try another move</source>
-        <translation>对局已结束：{result}；可后退尝试其他下法</translation>
-    </message>
-    <message>
-        <source>It is the AI&apos;s turn in this mode: press &apos;AI move&apos; (Ctrl+G) or change the mode ({square} not played)</source>
-        <translation>此模式下轮到 AI：请按“AI 落子”（Ctrl+G）或更换模式（未下 {square}）</translation>
-    </message>
-    <message>
-        <source>{square} is illegal: it already holds a stone</source>
-        <translation>不能下 {square}：该格已有棋子</translation>
-    </message>
-    <message>
-        <source>{square} is illegal: it is painted in the opponent&apos;s colour</source>
-        <translation>不能下 {square}：该格已被对方染色</translation>
-    </message>
-    <message>
-        <source>Game over: {result}</source>
-        <translation>对局结束：{result}</translation>
-    </message>
-    <message>
-        <source>The game is over</source>
-        <translation>对局已结束</translation>
-    </message>
-    <message>
-        <source>{visits} visits</source>
-        <translation>{visits} 次访问</translation>
-    </message>
-    <message>
-        <source>{seconds} s</source>
-        <translation>{seconds} 秒</translation>
-    </message>
-    <message>
-        <source>AI ({opponent}) is thinking: {budget}</source>
-        <translation>AI（{opponent}）正在思考：{budget}</translation>
-    </message>
-    <message>
-        <source>AI played {move} ({visits} visits, win rate {winrate}%)</source>
-        <translation>AI 下了 {move}（{visits} 次访问，胜率 {winrate}%）</translation>
-    </message>
-    <message>
-        <source>AI played {move}</source>
-        <translation>AI 下了 {move}</translation>
-    </message>
-    <message>
-        <source>The AI failed: {error}</source>
-        <translation>AI 出错：{error}</translation>
-    </message>
-    <message>
-        <source>Analysis needs a model: choose one as the opponent (or open a model file)</source>
-        <translation>分析需要模型：请选择一个模型作为对手（或打开模型文件）</translation>
-    </message>
-    <message>
-        <source>The game is over: nothing to analyse</source>
-        <translation>对局已结束：没有可分析的局面</translation>
-    </message>
-    <message>
-        <source>A bot&apos;s move cannot be interrupted; it is almost done</source>
-        <translation>机器人的思考无法中断，马上就好</translation>
-    </message>
-    <message>
-        <source>The start of the game cannot be deleted</source>
-        <translation>不能删除开局</translation>
-    </message>
-    <message>
-        <source>The line through this move is now the main line</source>
-        <translation>经过这一手的变化已设为主线</translation>
     </message>
     <message>
         <source>Mode: {mode}</source>
