@@ -7,16 +7,17 @@ import argparse
 import sys
 
 from ..infer.threads import machine_threads
+from .modes import MODE_KEYS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", nargs="?", help="an .sgf game or a .jsonl game-record file to open")
     parser.add_argument(
         "--opponent",
-        help="a model (.onnx, .pt, .plan) or a bot: random, greedy, uct:N "
+        help="a model (.onnx, .pt, .plan, .pcnet) or a bot: random, greedy, uct:N "
         "(default: the newest shipped model, found as `best` is, else uct:2000 with a warning)",
     )
-    parser.add_argument("--mode", default="human-black", choices=["human-black", "human-white", "human-human", "ai-ai"])
+    parser.add_argument("--mode", default=MODE_KEYS[0], choices=MODE_KEYS)
     parser.add_argument("--visits", type=int, default=800, help="AI visits per move (default 800)")
     parser.add_argument("--seconds", type=float, help="AI time per move instead of visits")
     # The tree search runs between network calls, never during one, so the network may use

@@ -15,9 +15,8 @@ from .. import _core
 from ..search.analysis import AnalysisResult
 from .ai import Opponent, SearchBridge
 from .game_tree import GameTree, Node
+from .modes import MODE_KEYS
 from .tree_model import node_text
-
-MODE_KEYS = ("human-black", "human-white", "human-human", "ai-ai")  # as `--mode` takes them
 
 
 class GameController(QObject):

@@ -46,12 +46,13 @@ from .ai import BOTS, SearchBridge, bot_title, make_opponent
 from .analysis_panel import AnalysisPanel
 from .board_view import BoardWidget
 from .difficulty import level_description, level_title, menu_text
-from .game_controller import MODE_KEYS, GameController, store
+from .game_controller import GameController, store
 from .game_tree import GameTree, Node
+from .modes import MODE_KEYS
 from .records import load_game_records, load_sgf, save_sgf
 from .tree_model import GameTreeModel, node_text
 
-# The modes (game_controller.MODE_KEYS) by their names, translated where shown.
+# The modes (modes.py) by their names, translated where shown.
 MODES = dict(
     zip(
         MODE_KEYS,
