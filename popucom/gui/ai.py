@@ -7,7 +7,7 @@ navigated away, or a new search started), so a late result can never land on the
 
 from __future__ import annotations
 
-import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from .. import _core
 from ..levels import Level
 from ..player import Player
 from ..player_spec import PlayerSpec
+from ..search.bot_session import BotSession
 from ..search.game_search import GameSearch
 from ..weights import newest_for_cpu, weights_dir, where_to_find
 from .difficulty import level_title
@@ -57,16 +58,16 @@ def bot_title(spec: str) -> str:
 @dataclass
 class Opponent:
     spec: str  # a bot spec or a model path (a level's own spec for a level)
-    search: GameSearch | None = None
-    bot: _core.Bot | None = None
-    model_description: str = ""  # the evaluator's own words (file, backend, precision)
+    search: GameSearch | BotSession  # its session: one game's search, or a bot's move
+    model_description: str = ""  # the evaluator's own words (file, backend, precision); "" for a bot
     level: Level | None = None  # the difficulty level this opponent is, if any
     player: Player | None = None
     model_file: str = ""  # the network's file, where `spec` does not name it (a level's)
 
     @property
-    def is_model(self) -> bool:
-        return self.search is not None
+    def analyzes(self) -> bool:
+        """Whether it can analyse a position (a model's search), which a bot cannot."""
+        return self.search.analyzes
 
     def move_temperature(self, ply: int) -> float:
         """The temperature of its move at `ply` (0 but for a level that samples its moves)."""
@@ -76,7 +77,7 @@ class Opponent:
     def description(self) -> str:
         """For the status bar, in the GUI's language at the time of asking."""
         translate = QCoreApplication.translate
-        if self.search is not None:
+        if self.analyzes:
             played = translate("Opponent", "{model} on {backend}").format(
                 model=Path(self.model_file or self.spec).name, backend=self.model_description
             )
@@ -96,16 +97,14 @@ def make_opponent(spec: str, network_threads: int = 1, search_threads: int = 1, 
         spec, player = level.spec, level.player(threads=network_threads)
     else:
         player = Player.from_spec(parsed, threads=network_threads)
-    if not player.is_model:
-        return Opponent(spec, bot=player.bot, level=level, player=player)
     search = player.session(threads=search_threads, cache_mb=64.0)
     return Opponent(
         spec,
         search=search,
-        model_description=player.description,
+        model_description=player.description if player.is_model else "",
         level=level,
         player=player,
-        model_file=parsed.source,
+        model_file=parsed.source if player.is_model else "",
     )
 
 
@@ -121,30 +120,16 @@ class SearchBridge(QObject):
         super().__init__()
         self.opponent = opponent
         self.report_every_s = report_every_s
-        self._bot_thread: threading.Thread | None = None
 
     def set_opponent(self, opponent: Opponent) -> None:
         self.stop()
         self.opponent = opponent
 
     def think(self, position: _core.Position, token: int, visits: int | None, seconds: float | None) -> None:
-        """Chooses a move for the side to move; emits snapshots (models) and then moveChosen."""
+        """Chooses a move for the side to move; emits snapshots (a model's) and then moveChosen
+        (with the final snapshot where the opponent analyzes, None for a bot's move)."""
         self.stop()
         gs = self.opponent.search
-        if gs is None:
-            bot = self.opponent.bot
-
-            def run_bot() -> None:
-                try:
-                    move = bot.select_move(position)  # the GIL is released while it thinks
-                except Exception as e:  # noqa: BLE001 - reported to the window, never lost
-                    self.failed.emit(str(e), token)
-                    return
-                self.moveChosen.emit(move, None, token)
-
-            self._bot_thread = threading.Thread(target=run_bot, name="popucom-bot", daemon=True)
-            self._bot_thread.start()
-            return
         temperature = self.opponent.move_temperature(position.ply)
         gs.set_position(position)
         gs.start(
@@ -155,7 +140,7 @@ class SearchBridge(QObject):
             # the tree's own choice (LCB among well-visited moves, as the engine and the arena
             # play), which need not be the most visited move of the final snapshot; a level
             # that samples its early moves samples them from the tree's visits
-            on_done=lambda r: self.moveChosen.emit(gs.move_to_play(r, temperature), r, token),
+            on_done=lambda r: self.moveChosen.emit(gs.move_to_play(r, temperature), r if gs.analyzes else None, token),
             on_error=lambda e: self.failed.emit(f"{type(e).__name__}: {e}", token),
         )
 
@@ -163,9 +148,7 @@ class SearchBridge(QObject):
         """Searches `position` until stopped, emitting snapshots."""
         self.stop()
         gs = self.opponent.search
-        if gs is None:
-            raise ValueError("analysis needs a model (open one as the opponent); bots do not analyse")
-        gs.set_position(position)
+        gs.set_position(position)  # a bot's session refuses at start: it has nothing to analyse
         gs.start(
             report_every_s=self.report_every_s,
             callback=lambda r: self.snapshot.emit(r, token),
@@ -176,21 +159,20 @@ class SearchBridge(QObject):
     def stop(self) -> None:
         """Stops a model's search (its final result is still emitted); a bot's move cannot be
         interrupted, its result is ignored through the token."""
-        if self.opponent.search is not None:
-            self.opponent.search.stop()
+        self.opponent.search.stop()
 
     def forget(self) -> None:
         """Stops a model's search and throws its tree away (a new game): the memory of a long
         analysis goes back at once, not at the next search."""
-        if self.opponent.search is not None:
-            self.opponent.search.clear()
+        self.opponent.search.clear()
 
     @property
     def busy(self) -> bool:
-        gs = self.opponent.search
-        return (gs is not None and gs.running) or (self._bot_thread is not None and self._bot_thread.is_alive())
+        return self.opponent.search.running
 
     def shutdown(self, timeout: float = 5.0) -> None:
+        """Stops the search and waits up to `timeout` for a bot still choosing its move."""
         self.stop()
-        if self._bot_thread is not None:
-            self._bot_thread.join(timeout)
+        deadline = time.monotonic() + timeout
+        while self.busy and time.monotonic() < deadline:
+            time.sleep(0.01)

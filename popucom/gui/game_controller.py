@@ -107,9 +107,7 @@ class GameController(QObject):
     def _tell_session(self, before: _core.Position, move: int) -> None:
         """Every move played on the board, either side's, reaches the AI's session: it keeps
         the subtree and the solver's table (a move from elsewhere in the game tree is a jump)."""
-        search = self.bridge.opponent.search
-        if search is not None:
-            search.follow(before, move)
+        self.bridge.opponent.search.follow(before, move)
 
     def _after_move(self) -> None:
         pos = self.tree.position
@@ -188,7 +186,7 @@ class GameController(QObject):
             if self.thinking_for is None:
                 self.cancel()
             return True
-        if not self.bridge.opponent.is_model:
+        if not self.bridge.opponent.analyzes:
             self.said.emit(self.tr("Analysis needs a model: choose one as the opponent (or open a model file)"))
             self.analysis_on = False
             return False
@@ -220,7 +218,7 @@ class GameController(QObject):
         """Stop: an AI thinking moves now with what it has; analysis ends."""
         if self.thinking_for is not None:
             self.bridge.stop()  # the final result comes back as moveChosen
-            if not self.bridge.opponent.is_model:
+            if not self.bridge.opponent.analyzes:
                 self.said.emit(self.tr("A bot's move cannot be interrupted; it is almost done"))
         else:
             self.analysis_on = False

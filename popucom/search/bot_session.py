@@ -1,7 +1,9 @@
 """A network-free bot's session: the same calls as a model's GameSearch, so that a front end
 follows a game and asks for moves the same way whoever plays. A bot keeps no tree: it follows
-the game's position and picks its move there (random, greedy, UCT rollouts); it has nothing to
-analyze, which `analyzes` says and start() refuses."""
+the game's position and picks its move there (random, greedy, UCT rollouts), in the caller's
+thread (search) or in one of its own (start); it has nothing to analyze, which `analyzes` says
+and start() without a budget (an analysis) refuses. A bot's move cannot be interrupted: stop()
+returns at once and the move comes when the bot has it."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ class BotSession:
     def __init__(self, bot: _core.Bot) -> None:
         self.bot = bot
         self.position = _core.Position()
+        self._thread: threading.Thread | None = None
 
     @property
     def visits(self) -> int:
@@ -69,5 +72,35 @@ class BotSession:
             raise ValueError("the bot chose no move")
         return result.chosen
 
-    def start(self, *args: object, **kwargs: object) -> None:
-        raise ValueError(BOT_ANALYSIS)
+    def start(
+        self,
+        visits: int | None = None,
+        seconds: float | None = None,
+        callback: Callable[[AnalysisResult], object] | None = None,
+        on_done: Callable[[AnalysisResult], object] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        report_every_s: float = 0.1,
+    ) -> None:
+        """The bot's move in a thread of its own (GameSearch.start's calls): on_done gets it,
+        on_error any exception. Without a budget it would be an analysis, which a bot has not."""
+        if visits is None and seconds is None:
+            raise ValueError(BOT_ANALYSIS)
+        if self.position.is_over:
+            raise ValueError("the game is over: there is nothing to search")
+
+        def run() -> None:
+            try:
+                result = self.search(visits, seconds)  # no snapshots: a bot streams nothing
+            except Exception as e:  # noqa: BLE001 - handed to on_error, never lost
+                if on_error is not None:
+                    on_error(e)
+                return
+            if on_done is not None:
+                on_done(result)
+
+        self._thread = threading.Thread(target=run, name="popucom-bot", daemon=True)
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()

@@ -40,7 +40,7 @@ def test_choosing_a_level_sets_the_opponent_its_visits_and_back(qtbot, make_wind
     window.level_actions["beginner"].trigger()
     beginner = level_named("beginner")
     opponent = window.bridge.opponent
-    assert opponent.level is beginner and opponent.is_model and opponent.move_temperature(0) == beginner.temperature
+    assert opponent.level is beginner and opponent.analyzes and opponent.move_temperature(0) == beginner.temperature
     assert window.visits_box.value() == beginner.player_spec().visits and window.budget() == (8, None)
     assert window.level_actions["beginner"].isChecked() and not window.level_actions["novice"].isChecked()
     assert window.opponent_box.currentText() == "Beginner level"
