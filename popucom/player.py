@@ -116,6 +116,17 @@ class Player:
                 setattr(params, name, getattr(self.params, name))
         return params
 
+    def play_moves(self, games: list[_core.Game], mine: list[int]) -> list[int]:
+        """This player's move in each game of `mine` (indices into `games`), played into them
+        and returned in that order: a bot's choice, or one search of them all together
+        (many_games: fresh trees, exactly this player's visits each)."""
+        if self.bot is not None:
+            chosen = [self.bot.select_move(games[g].position) for g in mine]
+            for g, move in zip(mine, chosen, strict=True):
+                games[g].play(move)
+            return chosen
+        return self.many_games(len(games)).play_moves(games, mine, self.visits, self.move_temperature)
+
     def bot_move(self, position: _core.Position) -> int:
         if self.bot is None:
             raise ValueError(f"player {self.name} is a model: search with a session or many_games")

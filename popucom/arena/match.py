@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from ..data.records import outcome_fields, to_jsonl
 from ..fileio import append_lines, json_lines
 from ..limits import MAX_KOMI, check_komi
 from ..player import Player
-from ..search import BatchedSearch
 
 
 @dataclass
@@ -96,7 +94,6 @@ def play_match(
             games.append(game)
             colours.append((black, white))
     n = len(games)
-    drivers = {id(p): p.many_games(n) for p in (a, b) if p.is_model}
 
     def to_move(g: int) -> Player:
         return colours[g][0] if games[g].to_move == _core.Color.BLACK else colours[g][1]
@@ -110,11 +107,7 @@ def play_match(
             mine = [g for g in range(n) if not games[g].is_over and to_move(g) is player]
             if not mine:
                 continue
-            if not player.is_model:
-                for g in mine:
-                    games[g].play(player.bot_move(games[g].position))
-                continue
-            search_moves(drivers[id(player)], player.visits, games, mine, player.move_temperature)
+            player.play_moves(games, mine)
         for g in range(n):
             done[g] = games[g].is_over
         bar.update(games_played(games, openings) - bar.n)
@@ -134,30 +127,6 @@ def play_match(
             )
         )
     return records
-
-
-def search_moves(
-    driver: BatchedSearch,
-    visits: int,
-    games: list[_core.Game],
-    mine: list[int],
-    temperature: Callable[[int], float] = lambda ply: 0.0,
-) -> list[int]:
-    """Plays one searched move in each game of `mine`, searched together from fresh trees
-    (each move gets exactly `visits`), and returns them in the order of `mine`; the other
-    games of the driver wait. temperature: the move temperature at a game's ply
-    (Player.move_temperature)."""
-    search = driver.search
-    for g in range(len(games)):
-        if g in mine:
-            search.reset(g, games[g].position)
-        search.set_visit_target(g, visits if g in mine else 0)
-    while not all(search.done(g) for g in mine):
-        driver.step()
-    chosen = [search.choose_move(g, temperature(games[g].position.ply)) for g in mine]
-    for g, move in zip(mine, chosen):
-        games[g].play(move)
-    return chosen
 
 
 def records_jsonl(records: list[GameRecord]) -> str:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from popucom import _core
-from popucom.arena.match import GameRecord, append_records, make_openings, play_match, read_records, search_moves
+from popucom.arena.match import GameRecord, append_records, make_openings, play_match, read_records
 from popucom.arena.ratings import wilson_interval
 from popucom.benchmarks import machine_info
 from popucom.search.game_search import DEFAULT_ENDGAME_TABLE_MB
@@ -144,9 +144,7 @@ def replayed_moves(
             positions.append(position)
     if not games:
         return []
-    if not replayer.is_model:
-        return [(p, replayer.bot_move(p)) for p in positions]
-    chosen = search_moves(replayer.many_games(len(games)), replayer.visits, games, list(range(len(games))))
+    chosen = replayer.play_moves(games, list(range(len(games))))
     return list(zip(positions, chosen))
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,3 +119,25 @@ class BatchedSearch:
         """Steps until every game has reached its visit target."""
         while not self.search.all_done():
             self.step()
+
+    def play_moves(
+        self,
+        games: list[_core.Game],
+        mine: list[int],
+        visits: int,
+        temperature: Callable[[int], float] = lambda ply: 0.0,
+    ) -> list[int]:
+        """Plays one searched move in each game of `mine`, searched together from fresh trees
+        (each move gets exactly `visits`), and returns them in the order of `mine`; the other
+        games wait. temperature: the move temperature at a game's ply (Player.move_temperature)."""
+        search = self.search
+        for g in range(len(games)):
+            if g in mine:
+                search.reset(g, games[g].position)
+            search.set_visit_target(g, visits if g in mine else 0)
+        while not all(search.done(g) for g in mine):
+            self.step()
+        chosen = [search.choose_move(g, temperature(games[g].position.ply)) for g in mine]
+        for g, move in zip(mine, chosen, strict=True):
+            games[g].play(move)
+        return chosen
