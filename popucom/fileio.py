@@ -78,7 +78,10 @@ def remove_stale_temporaries(root: str | os.PathLike) -> list[Path]:
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
-    return write_atomic(path, lambda f: f.write(data))
+    def write(f: BinaryIO) -> None:
+        f.write(data)
+
+    return write_atomic(path, write)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:

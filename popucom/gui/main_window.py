@@ -53,18 +53,13 @@ from .records import load_game_records, load_sgf, save_sgf
 from .tree_model import GameTreeModel, node_text
 
 # The modes (modes.py) by their names, translated where shown.
-MODES = dict(
-    zip(
-        MODE_KEYS,
-        (
-            QT_TRANSLATE_NOOP("MainWindow", "You (Black) vs AI"),
-            QT_TRANSLATE_NOOP("MainWindow", "You (White) vs AI"),
-            QT_TRANSLATE_NOOP("MainWindow", "Human vs human"),
-            QT_TRANSLATE_NOOP("MainWindow", "AI vs AI (watch)"),
-        ),
-        strict=True,
-    )
+MODE_NAMES = (
+    QT_TRANSLATE_NOOP("MainWindow", "You (Black) vs AI"),
+    QT_TRANSLATE_NOOP("MainWindow", "You (White) vs AI"),
+    QT_TRANSLATE_NOOP("MainWindow", "Human vs human"),
+    QT_TRANSLATE_NOOP("MainWindow", "AI vs AI (watch)"),
 )
+MODES = {key: str(name) for key, name in zip(MODE_KEYS, MODE_NAMES, strict=True)}
 REDRAW_HZ = 10
 OPEN_MODEL = "<open model file>"  # the opponent list's last entry (its data, not a spec)
 LEVEL_ENTRY = "<difficulty level>"  # the opponent list's entry for the level playing
@@ -189,7 +184,9 @@ class MainWindow(QMainWindow):
         self.delay_box.setValue(self.game.delay_ms)
         self.delay_box.valueChanged.connect(lambda ms: setattr(self.game, "delay_ms", ms))
         bar.addWidget(self.delay_box)
-        self.ai_move_action = QAction(self, shortcut=QKeySequence("Ctrl+G"), triggered=self.ai_move_now)
+        self.ai_move_action = QAction(self)
+        self.ai_move_action.setShortcut(QKeySequence("Ctrl+G"))
+        self.ai_move_action.triggered.connect(self.ai_move_now)
         bar.addAction(self.ai_move_action)
 
         # Menus and actions are made here and named in retranslate.

@@ -92,21 +92,23 @@ def check_outputs(out: EvalOutput, n: int) -> EvalOutput:
     distribution. Checked before the search sees a batch, so one bad batch changes no tree."""
     if not isinstance(out, tuple) or len(out) not in (3, len(EvalOutput._fields)):
         raise ValueError("an evaluator must return (policy_logits, wdl, score[, value_error])")
-    arrays = [None if a is None else np.ascontiguousarray(a, dtype=np.float32) for a in out]
-    for array, name in zip(arrays, EvalOutput._fields):
-        if array is None and name == "value_error":
+    arrays: dict[str, np.ndarray] = {}
+    for value, name in zip(out, EvalOutput._fields):
+        if value is None and name == "value_error":
             continue
-        if array is None:
+        if value is None:
             raise ValueError(f"evaluator output {name} is missing (None)")
+        array = arrays[name] = np.ascontiguousarray(value, dtype=np.float32)
         shape = (n, *OUTPUTS_BY_NAME[name].shape)
         if array.shape != shape:
             raise ValueError(f"evaluator output {name} has shape {array.shape}, expected {shape}")
         _check_finite(array, name)
-    _check_distribution(arrays[1], "wdl")
-    if len(arrays) > 3 and arrays[3] is not None and (arrays[3] < 0).any():
-        row = int(np.flatnonzero(arrays[3] < 0)[0])
-        raise ValueError(f"evaluator output value_error is negative in row {row}: {arrays[3][row]:.4g}")
-    return EvalOutput(*arrays)
+    _check_distribution(arrays["wdl"], "wdl")
+    error = arrays.get("value_error")
+    if error is not None and (error < 0).any():
+        row = int(np.flatnonzero(error < 0)[0])
+        raise ValueError(f"evaluator output value_error is negative in row {row}: {error[row]:.4g}")
+    return EvalOutput(arrays["policy_logits"], arrays["wdl"], arrays["score"], error)
 
 
 def _check_finite(array: np.ndarray, name: str) -> None:

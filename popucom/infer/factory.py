@@ -200,11 +200,11 @@ def _load_auto(
         else:
             logger.debug(f"backend auto: native ({choice.why})")
             return evaluator
-    if choice.backend == "openvino":
-        evaluator = _same_network_or_none(net, exported, threads)
-        if evaluator is not None:
+    if choice.backend == "openvino" and exported is not None:
+        same = _same_network_or_none(net, exported, threads)
+        if same is not None:
             logger.debug(f"backend auto: openvino ({choice.why})")
-            return evaluator
+            return same
         choice = Choice("torch", f"{exported} is not the network of {path.name}")
         logger.warning(f"backend auto: torch ({choice.why})")
     else:

@@ -16,9 +16,8 @@ is a ValueError that says why.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -29,7 +28,15 @@ from .threads import resolve_threads
 if TYPE_CHECKING:
     from ..nn.model import PopucomNet
 
-Forward = Callable[[np.ndarray], tuple[np.ndarray, ...]]
+
+class Forward(Protocol):
+    """What both native forwards are (nn.native.NativeForward, nn.native_file.FileForward):
+    features in, the outputs in OUTPUTS order out, with their precision and piece size."""
+
+    bf16: bool
+    piece_positions: int
+
+    def __call__(self, features: np.ndarray) -> tuple[np.ndarray, ...]: ...
 
 
 class NativeEvaluator(Backend):
@@ -82,9 +89,8 @@ class NativeEvaluator(Backend):
         return dict(zip(self.output_names, self.forward(features), strict=True))
 
     def describe(self) -> str:
-        bf16 = getattr(self.forward, "bf16", False)
-        pieces = getattr(self.forward, "piece_positions", 0)
         return (
-            f"native cpu ({self.source}whole network in C++, {'bf16' if bf16 else 'fp32'} products, "
-            f"{self.threads} thread{'s' if self.threads > 1 else ''}, pieces of {pieces} positions)"
+            f"native cpu ({self.source}whole network in C++, {'bf16' if self.forward.bf16 else 'fp32'} products, "
+            f"{self.threads} thread{'s' if self.threads > 1 else ''}, "
+            f"pieces of {self.forward.piece_positions} positions)"
         )

@@ -79,8 +79,8 @@ def openmp_spin_count(environ: Mapping[str, str] | None = None) -> float:
 def _quota_in(folder: Path) -> float | None:
     """The quota set in one cgroup folder, in cores (v2 cpu.max or v1 cpu.cfs_quota_us), or None."""
     try:
-        quota, period = (folder / "cpu.max").read_text().split()[:2]
-        return None if quota == "max" else int(quota) / int(period)
+        limit, every = (folder / "cpu.max").read_text().split()[:2]
+        return None if limit == "max" else int(limit) / int(every)
     except (OSError, ValueError):
         pass
     try:
