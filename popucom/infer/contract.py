@@ -64,15 +64,22 @@ class Backend(ABC):
     it answers with every named output of the model (run_all: the parity checks, the
     benchmarks and the losses read them all), the search takes its share of them through the
     call, and it says what runs. A backend sets feature_version and threads (its thread
-    budget) when it is made, and counts its calls."""
+    budget) when it is made; the base counts its calls (run_all), a backend computes them
+    (compute_outputs)."""
 
     feature_version: int
     threads: int = 1
     calls: int = 0
 
-    @abstractmethod
     def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the model for one batch, keyed by its name (popucom.nn.outputs)."""
+        outputs = self.compute_outputs(features)
+        self.calls += 1
+        return outputs
+
+    @abstractmethod
+    def compute_outputs(self, features: np.ndarray) -> dict[str, np.ndarray]:
+        """run_all's answer, computed by the backend."""
 
     @abstractmethod
     def describe(self) -> str:

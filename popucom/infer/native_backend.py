@@ -52,7 +52,6 @@ class NativeEvaluator(Backend):
         self.threads = threads
         self.source = source  # what describe() names before the runtime: a network file's name
         self.device = "cpu"
-        self.calls = 0
 
     @classmethod
     def of_network(cls, net: PopucomNet, threads: int | None = 1, cpu_matmul: str | None = None) -> NativeEvaluator:
@@ -83,9 +82,8 @@ class NativeEvaluator(Backend):
         forward = FileForward(path, threads, bf16=cpu_matmul_is_bf16(cpu_matmul))
         return cls(forward, forward.feature_version, forward.output_names, threads, f"{Path(path).name}, ")
 
-    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+    def compute_outputs(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the deployed model (the network's outputs), keyed by name."""
-        self.calls += 1
         return dict(zip(self.output_names, self.forward(features), strict=True))
 
     def describe(self) -> str:

@@ -66,11 +66,9 @@ class OnnxEvaluator(Backend):
         self.feature_version = int(self.metadata["feature_version"])
         self.preset = self.metadata.get("preset", "?")
         self.device = device
-        self.calls = 0
 
-    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+    def compute_outputs(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the model, keyed by name (output_names)."""
-        self.calls += 1
         arrays = self.session.run(list(self.output_names), {INPUT_NAME: np.ascontiguousarray(features, np.float32)})
         return dict(zip(self.output_names, arrays, strict=True))
 

@@ -100,7 +100,6 @@ class OpenVinoEvaluator(Backend):
         self.feature_version = int(self.metadata["feature_version"])
         self.preset = self.metadata.get("preset", "?")
         self.device = "cpu"
-        self.calls = 0
         self._requests = threading.local()
 
     def request(self):
@@ -110,9 +109,8 @@ class OpenVinoEvaluator(Backend):
             request = self._requests.request = self.compiled.create_infer_request()
         return request
 
-    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+    def compute_outputs(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the model, keyed by name (output_names)."""
-        self.calls += 1
         results = self.request().infer({INPUT_NAME: np.ascontiguousarray(features, np.float32)})
         return {name: results[output] for name, output in zip(self.output_names, self.outputs, strict=True)}
 

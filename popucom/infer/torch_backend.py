@@ -88,15 +88,13 @@ class TorchEvaluator(Backend):
         self.forward = torch.compile(self.model, dynamic=True) if compile else self.model
         self.feature_version = net.config.feature_version
         self.output_names = tuple(o.name for o in net.outputs)
-        self.calls = 0
         parallel = self.device.type == "cpu" and self.threads > 1 and not compile and self.chunk > 0
         self.workers = worker_pool(self.threads) if parallel else None
         self.budget = AdaptiveBudget(self.threads, adapt=None if self.device.type == "cpu" else False)
 
     @torch.inference_mode()
-    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+    def compute_outputs(self, features: np.ndarray) -> dict[str, np.ndarray]:
         """Every output of the deployed model (the network's outputs) as numpy arrays, keyed by name."""
-        self.calls += 1
         x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, self.dtype, non_blocking=True)
         if self.workers is not None and len(x) >= PARALLEL_MIN_BATCH:
             parts = list(self.workers.map(self.forward_piece, self.parallel_pieces(x)))

@@ -152,14 +152,12 @@ class TensorRTEvaluator(Backend):
         self.feature_version = int(self.metadata["feature_version"])
         self.device = torch.device("cuda")
         self.stream = torch.cuda.Stream()
-        self.calls = 0
 
-    def run_all(self, features: np.ndarray) -> dict[str, np.ndarray]:
+    def compute_outputs(self, features: np.ndarray) -> dict[str, np.ndarray]:
         torch = self.torch
         n = len(features)
         if n > self.max_batch:
             raise ValueError(f"batch {n} exceeds the engine's maximum {self.max_batch}")
-        self.calls += 1
         with torch.cuda.stream(self.stream):
             x = torch.from_numpy(np.ascontiguousarray(features, np.float32)).to(self.device, non_blocking=True)
             self.context.set_input_shape(INPUT_NAME, tuple(x.shape))
