@@ -22,6 +22,7 @@ import { loadCore } from './core.js';
 import { NativeNetwork } from './native_network.js';
 import { Network, configureRuntime } from './network.js';
 import { OnnxFormatError, externalTensor } from './onnx_check.js';
+import { quoted } from './quoted.js';
 import { SearchSession } from './search_session.js';
 
 const SITE = new URL('../', import.meta.url);
@@ -122,18 +123,6 @@ async function loadOnnxModel(bytes, model) {
   const { ort, threads } = await runtime();
   const net = await Network.load(ort, bytes, constants.num_feature_planes, constants.board_size, `the network ${model}`);
   return Object.assign(net, { threads, backend: 'onnxruntime-web' });
-}
-
-/** A value a request carried, as an error quotes it. */
-function quoted(value) {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'bigint') return `${String(value).slice(0, 40)}n`;
-  if (value === null || typeof value !== 'object') return String(value).slice(0, 40);
-  try {
-    return JSON.stringify(value).slice(0, 40);
-  } catch {
-    return Array.isArray(value) ? 'a list' : 'an object';
-  }
 }
 
 function checkNumber(value, name, { lowest, highest, whole = false }) {

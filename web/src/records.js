@@ -14,11 +14,11 @@
 
 import { GameTree } from './game_tree.js';
 import { translate } from './i18n.js';
+import { quoted } from './quoted.js';
 
 export const GAME_ID = '81';
 export const GAME_INFO = ['PB', 'PW', 'RE', 'DT', 'GN', 'EV'];
 export const MAX_RECORD_BYTES = 4 * 1024 * 1024; // far above any real file: a game is a few KB
-const SHOWN = 40; // characters of a bad value quoted in an error
 const RESULTS = { black: 'B+', white: 'W+', draw: '0' };
 const DEFAULT_CONSTANTS = { boardSize: 9, numSquares: 81, maxGamePlies: 50, version: 'web' };
 
@@ -43,9 +43,6 @@ function limits(constants = {}) {
   };
 }
 
-// A value quoted in an error: objects and lists from a JSON record as JSON, not '[object Object]'.
-const shown = (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)).slice(0, SHOWN);
-
 // Numbers written as text: ASCII decimal notation only, as popucom/limits.py's DECIMAL_TEXT and
 // WHOLE_TEXT (Number() alone would take '0x1', '0b1' and a blank as 0).
 const DECIMAL_TEXT = /^[ \t\r\n]*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?[ \t\r\n]*$/i;
@@ -57,7 +54,7 @@ export function checkKomi(value, numSquares = DEFAULT_CONSTANTS.numSquares) {
   let number = value;
   if (typeof value === 'string') number = decimal(value);
   if (typeof number !== 'number' || !Number.isFinite(number) || !Number.isInteger(number) || Math.abs(number) > numSquares) {
-    throw new RecordError('record.badKomi', { value: shown(value), max: numSquares });
+    throw new RecordError('record.badKomi', { value: quoted(value), max: numSquares });
   }
   return number;
 }
@@ -123,10 +120,10 @@ export function toJsonl(tree) {
 /** RE as SGF writes it (B+3, W+1, 0) from a result and a score. */
 export function resultText(result, score, numSquares = DEFAULT_CONSTANTS.numSquares) {
   if (typeof result !== 'string' || !Object.hasOwn(RESULTS, result)) {
-    throw new RecordError('record.badResult', { value: shown(result) });
+    throw new RecordError('record.badResult', { value: quoted(result) });
   }
   if (typeof score !== 'number' || !Number.isFinite(score) || Math.abs(score) > numSquares) {
-    throw new RecordError('record.badScore', { value: shown(score), max: numSquares });
+    throw new RecordError('record.badScore', { value: quoted(score), max: numSquares });
   }
   return RESULTS[result] + (result === 'draw' ? '' : String(Math.abs(score)));
 }
@@ -193,10 +190,10 @@ class SgfParser {
       const start = this.i;
       while (this.i < this.text.length && /[A-Za-z]/.test(this.text[this.i])) this.i++;
       const key = this.text.slice(start, this.i);
-      if (key !== key.toUpperCase()) throw this.error('sgf.lowerCase', { key: shown(key) });
+      if (key !== key.toUpperCase()) throw this.error('sgf.lowerCase', { key: quoted(key) });
       const values = [];
       while (this.peek() === '[') values.push(this.value());
-      if (!values.length) throw this.error('sgf.noValue', { key: shown(key) });
+      if (!values.length) throw this.error('sgf.noValue', { key: quoted(key) });
       props.set(key, [...(props.get(key) ?? []), ...values]);
     }
     return props;
@@ -226,12 +223,12 @@ class SgfParser {
 function parseAnalysis(text, number, numSquares) {
   const parts = text.split(':');
   if (parts.length !== 3 || !WHOLE_TEXT.test(parts[0]) || !DECIMAL_TEXT.test(parts[1]) || !DECIMAL_TEXT.test(parts[2])) {
-    throw new RecordError('sgf.badAnalysis', { node: number, value: shown(text) });
+    throw new RecordError('sgf.badAnalysis', { node: number, value: quoted(text) });
   }
   const [visits, winrate, score] = parts.map(Number);
   // Visits up to popucom/gui/records.py's MAX_ANALYSIS_VISITS: the largest whole number held exactly.
   if (!(visits >= 0 && visits <= Number.MAX_SAFE_INTEGER && winrate >= 0 && winrate <= 1 && Math.abs(score) <= numSquares)) {
-    throw new RecordError('sgf.analysisRange', { node: number, value: shown(text), max: numSquares });
+    throw new RecordError('sgf.analysisRange', { node: number, value: quoted(text), max: numSquares });
   }
   return { visits, blackWinrate: winrate, blackScore: score };
 }
@@ -248,12 +245,12 @@ function applyNode(tree, props, number, numSquares) {
     const [colour, text] = moves[0];
     const toMove = tree.game.toMove === 'black' ? 'B' : 'W';
     if (colour !== toMove) {
-      throw new RecordError('sgf.wrongTurn', { node: number, move: `${colour}[${shown(text)}]`, side: { key: tree.game.toMove } });
+      throw new RecordError('sgf.wrongTurn', { node: number, move: `${colour}[${quoted(text)}]`, side: { key: tree.game.toMove } });
     }
     try {
       tree.play(text);
     } catch (error) {
-      throw new RecordError('sgf.illegal', { node: number, move: `${colour}[${shown(text)}]`, reason: illegalReason(error), mover: tree.game.toMove });
+      throw new RecordError('sgf.illegal', { node: number, move: `${colour}[${quoted(text)}]`, reason: illegalReason(error), mover: tree.game.toMove });
     }
   }
   if (props.has('C')) tree.current.comment = props.get('C').join('\n');
@@ -269,9 +266,9 @@ export function fromSgf(text, rules, constants) {
   if (parser.peek()) throw parser.error('sgf.trailing');
   const info = nodes[0];
   const first = (key, fallback) => (info.get(key) ?? [fallback])[0];
-  if (first('GM', GAME_ID) !== GAME_ID) throw new RecordError('sgf.otherGame', { value: shown(first('GM')), id: GAME_ID });
+  if (first('GM', GAME_ID) !== GAME_ID) throw new RecordError('sgf.otherGame', { value: quoted(first('GM')), id: GAME_ID });
   if (first('SZ', String(boardSize)) !== String(boardSize)) {
-    throw new RecordError('sgf.boardSize', { value: shown(first('SZ')), size: boardSize });
+    throw new RecordError('sgf.boardSize', { value: quoted(first('SZ')), size: boardSize });
   }
   const komi = checkKomi(first('KM', '0'), numSquares);
   const properties = {};
@@ -311,7 +308,7 @@ function recordMoves(moves, numSquares, boardSize) {
   return moves.map((move, i) => {
     if (typeof move === 'string') return move;
     if (Number.isInteger(move) && move >= 0 && move < numSquares) return squareText(move, boardSize);
-    throw new RecordError('jsonl.badMove', { number: i + 1, value: shown(JSON.stringify(move)) });
+    throw new RecordError('jsonl.badMove', { number: i + 1, value: quoted(JSON.stringify(move)) });
   });
 }
 
@@ -321,7 +318,7 @@ function recordGame(line, rules, lim) {
   try {
     record = JSON.parse(line);
   } catch (error) {
-    throw new RecordError('jsonl.notJson', { reason: shown(error.message) });
+    throw new RecordError('jsonl.notJson', { reason: quoted(error.message) });
   }
   if (record === null || typeof record !== 'object' || Array.isArray(record)) {
     throw new RecordError('jsonl.notObject', { type: Array.isArray(record) ? 'array' : record === null ? 'null' : typeof record });
@@ -338,7 +335,7 @@ function recordGame(line, rules, lim) {
       try {
         game.play(move);
       } catch (error) {
-        throw new RecordError('jsonl.illegal', { number: i + 1, move: shown(move), reason: illegalReason(error), mover: game.toMove });
+        throw new RecordError('jsonl.illegal', { number: i + 1, move: quoted(move), reason: illegalReason(error), mover: game.toMove });
       }
     });
   } finally {
