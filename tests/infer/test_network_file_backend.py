@@ -4,6 +4,7 @@ playable by the engine in a process where torch cannot be imported."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,19 @@ def test_the_engine_plays_a_network_file_without_torch(network_file: Path) -> No
     moves = [line[2:] for line in done.stdout.splitlines() if line.startswith("= ") and line != "= "]
     assert len(moves) == 2 and all(len(m) == 2 for m in moves), done.stdout
     assert "v12.pcnet" in done.stderr
+
+
+BENCH = Path(__file__).parents[2] / "bench" / "engine_start.py"  # a script: run, not imported
+
+
+def test_the_start_benchmark_times_every_kind_of_model_file() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--model", str(CHECKPOINT), "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = json.loads(done.stdout.strip().splitlines()[-1])
+    assert line["benchmark"] == "engine_start" and set(line["seconds"]) == {"network_file", "checkpoint", "onnx"}
+    assert all(s > 0 for s in line["seconds"].values()) and line["over_network_file"]["network_file"] == 1.0
