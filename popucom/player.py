@@ -87,7 +87,7 @@ class Player:
             evaluator=evaluator if evaluator is not None else load_evaluator(spec, device, threads, backend),
             visits=spec.visits,
             params=spec.search_params(),
-            leaves_per_step=spec.search.get("leaves_per_game"),
+            leaves_per_step=int(spec.search["leaves_per_game"]) if "leaves_per_game" in spec.search else None,
             seed=seed,
             temperature=temperature,
             temperature_plies=temperature_plies,

@@ -115,7 +115,8 @@ def best_preset(folder: str | Path | None = None) -> str | None:
     else the only preset shipped; None for a folder without shipped models. ValueError where
     only other presets are shipped, several of them: their versions are not ranked together."""
     folder = Path(folder) if folder is not None else weights_dir()
-    presets = {NAME_PATTERN.match(path.stem)["preset"] for path in shipped_models(folder)}
+    names = (NAME_PATTERN.match(path.stem) for path in shipped_models(folder))
+    presets = {name["preset"] for name in names if name is not None}
     if not presets:
         return None
     if BEST_PRESET in presets:

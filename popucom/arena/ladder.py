@@ -24,10 +24,14 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..fileio import append_lines, json_lines, write_text_atomic
 from ..player import Player
 from .ladder_config import LadderConfig
+
+if TYPE_CHECKING:
+    from ..infer.contract import Evaluator
 from .match import GameRecord, make_openings, play_match, read_records, records_jsonl, summarize
 from .ratings import Rating, fit_bradley_terry, game_results
 
@@ -81,7 +85,7 @@ class Ladder:
         return self.games_path(model).exists() and any(p.model == model for p in self.points())
 
     def play_point(
-        self, point: LadderPoint, evaluator_factory: Callable[[], object], progress: bool = False
+        self, point: LadderPoint, evaluator_factory: Callable[[], Evaluator], progress: bool = False
     ) -> dict[str, dict]:
         """Plays the model against every opponent and records the point; returns the summaries."""
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from .. import _core
 def random_positions(count: int, seed: int = 0, max_plies: int = 45, komi_range: int = 0) -> np.ndarray:
     """Packed (count, PACKED_WORDS) positions reached by uniformly random play, none of them finished."""
     rng = np.random.default_rng(seed)
-    packed = []
+    packed: list[np.ndarray] = []
     while len(packed) < count:
         game = _core.Game(int(rng.integers(-komi_range, komi_range + 1)))
         for _ in range(int(rng.integers(0, max_plies + 1))):

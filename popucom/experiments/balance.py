@@ -30,7 +30,7 @@ def black_score(diffs: np.ndarray, black_nlm: np.ndarray, white_nlm: np.ndarray,
 def balancing_komi(diffs: np.ndarray, black_nlm: np.ndarray, white_nlm: np.ndarray) -> float:
     """The komi (in half points, by interpolation) at which Black's score crosses 1/2."""
     ks = np.arange(-40, 41)
-    scores = np.array([black_score(diffs, black_nlm, white_nlm, k) for k in ks])
+    scores = np.array([black_score(diffs, black_nlm, white_nlm, float(k)) for k in ks])
     above = np.flatnonzero(scores >= 0.5)
     if len(above) == 0:
         return float(ks[-1])

@@ -298,7 +298,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     try:
         if args.play:
-            play_games(*args.play, args.count, args.openings_plies, args.threads, args.seed, args.games)
+            first, second = args.play
+            play_games(first, second, args.count, args.openings_plies, args.threads, args.seed, args.games)
         records = read_records(args.games)
         replayers = [replayer(spec, args.threads, seed=i) for i, spec in enumerate(args.replay)]
     except (OSError, ValueError) as e:

@@ -26,7 +26,7 @@ Index = QModelIndex | QPersistentModelIndex
 def node_text(node: Node) -> str:
     """`start`, or the move number, the mover and the square: `3. B c3` (Node.label, translated)."""
     translate = QCoreApplication.translate
-    if node.move is None:
+    if node.move is None or node.parent is None:
         return translate("GameTree", "start", "the empty board before the first move")
     black = node.parent.position.to_move == _core.Color.BLACK
     colour = translate("GameTree", "B", "Black's move") if black else translate("GameTree", "W", "White's move")
@@ -109,7 +109,7 @@ class GameTreeModel(QAbstractItemModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             text = node_text(node)
-            if node.is_variation_head:
+            if node.is_variation_head and node.parent is not None:
                 number = node.parent.children.index(node)
                 text += "  " + QCoreApplication.translate("GameTree", "(variation {number})").format(number=number)
             return text + ("  ✎" if node.comment else "")

@@ -99,6 +99,8 @@ def _exported_graph(net: PopucomNet, optimize: bool):
             )
         finally:
             exporter_log.setLevel(level)
+    if program is None:
+        raise RuntimeError("torch.onnx.export returned no program")
     return program.model_proto
 
 

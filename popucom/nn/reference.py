@@ -102,7 +102,7 @@ def trunk(net: PopucomNet, features: torch.Tensor) -> torch.Tensor:
         return streams.mean(2)
     sources, scores = [h0], [score(net.depth, h0)]
     for i, (f, hc) in enumerate(zip(net.sublayers, net.hyper)):
-        outputs = []
+        outputs: list[torch.Tensor] = []
 
         def branch(read, f=f, i=i, outputs=outputs):
             v = sublayer(f, mix(i, sources + [read], scores + [score(net.depth, read)]))

@@ -187,7 +187,8 @@ def run_pipeline(
             f"backend {config.backend} on {config.device}"
         )
         start_run(run, config, progress)
-        metric_iterations = {line.get("iteration") for line in read_metrics(run.metrics, skip_bad=True)}
+        metrics = read_metrics(run.metrics, skip_bad=True)
+        metric_iterations = {line["iteration"] for line in metrics if isinstance(line.get("iteration"), int)}
         k = 0
         while iteration_complete(run, k, metric_iterations):
             k += 1

@@ -112,7 +112,7 @@ class SiteServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host if isinstance(host, str) else host.decode()}:{port}/"
 
 
 def make_server(directory: Path, port: int = DEFAULT_PORT, quiet: bool = True) -> SiteServer:

@@ -11,6 +11,7 @@ checkpoint (popucom.nn.native_file); the page searches with the same settings an
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from errno import ENOENT
 from pathlib import Path
@@ -86,7 +87,7 @@ def levels_json() -> list[dict]:
     return [level_entry(level) for level in LEVELS]
 
 
-def _default(function: object, name: str) -> object:
+def _default(function: Callable[..., object], name: str) -> object:
     return inspect.signature(function).parameters[name].default
 
 
