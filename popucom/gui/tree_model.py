@@ -14,13 +14,15 @@ Trees here are small (at most 50 plies deep), so rows are found by walking.
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from .. import _core
 from .game_tree import GameTree, Node
 
-Index = QModelIndex | QPersistentModelIndex
+Index: TypeAlias = QModelIndex | QPersistentModelIndex
 
 
 def node_text(node: Node) -> str:
